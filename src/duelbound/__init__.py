@@ -1,0 +1,34 @@
+"""duelbound — exact analysis and verification of Copeland dueling bandits.
+
+Layers (each a subpackage):
+
+* :mod:`duelbound.theory` — preference matrices, tournament structure, KL, regret
+  conventions (pure functions);
+* :mod:`duelbound.solvers` — the lower bound C*, ECW-RMED's C^E*, upper-bound
+  terms and tables (depends on ``theory`` only);
+* :mod:`duelbound.checks` — reference simulator, claim checks, hypothesis
+  strategies, verification harness, sweeps.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from duelbound.theory import (
+    DuelboundError,
+    InvalidMatrixError,
+    MatrixFileError,
+    PreferenceMatrix,
+    SolverError,
+    TieError,
+    examples,
+    read_matrix,
+)
+
+try:
+    __version__ = version("duelbound")
+except PackageNotFoundError:  # running from a source tree
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "PreferenceMatrix", "read_matrix", "examples", "DuelboundError", "InvalidMatrixError",
+    "MatrixFileError", "SolverError", "TieError", "__version__",
+]

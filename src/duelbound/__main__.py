@@ -1,0 +1,3 @@
+from duelbound.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The ``duelbound`` command line: one console script, one module per subcommand.
+
+Each subcommand is a module of this package that defines ``NAME``, ``HELP``,
+``ORDER`` (its place in ``--help``), ``add_arguments(parser)`` and
+``run(args) -> int``; modules are discovered, so adding a command touches no
+other file.  Errors of the package (:class:`DuelboundError`) become one
+line on stderr and exit code 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from duelbound.theory.errors import DuelboundError
+
+
+def _subcommand_modules() -> list:
+    """Every module of this package that defines a subcommand, in ``ORDER``."""
+    import pkgutil
+
+    mods = []
+    for info in pkgutil.iter_modules(__path__):
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(mod, "NAME") and hasattr(mod, "run"):
+            mods.append(mod)
+    return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors are one line on stderr (exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from duelbound import __version__
+
+    parser = _Parser(
+        prog="duelbound",
+        description="Exact regret bounds and verification for Copeland dueling bandits.",
+        epilog="Run 'duelbound COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"duelbound {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in _subcommand_modules():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args._run(args) or 0)
+    except DuelboundError as exc:
+        sys.stderr.write(f"duelbound {args.command}: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write(f"duelbound {args.command}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

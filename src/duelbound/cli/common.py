@@ -1,0 +1,82 @@
+"""Helpers shared by the subcommands: matrix arguments and output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from duelbound.theory import examples
+from duelbound.theory.errors import DuelboundError
+from duelbound.theory.io import read_matrix
+from duelbound.theory.matrix import PreferenceMatrix
+
+
+def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    """``FILE`` (one, or several with ``many``) or ``--example NAME``, plus ``--break-ties``."""
+    if many:
+        parser.add_argument("files", nargs="*", metavar="FILE",
+                            help="matrix files (text, CSV/TSV, .npy, .json)")
+        parser.add_argument("--example", action="append", default=[], metavar="NAME",
+                            help=f"bundled example (repeatable): {', '.join(examples.names())}")
+    else:
+        parser.add_argument("file", nargs="?", metavar="FILE",
+                            help="matrix file (text, CSV/TSV, .npy, .json)")
+        parser.add_argument("--example", metavar="NAME",
+                            help=f"bundled example: {', '.join(examples.names())}")
+    parser.add_argument("--break-ties", type=float, metavar="EPS", default=None,
+                        help="perturb exact ties mu_ij = 1/2 to 1/2 +- EPS (the lower index wins);"
+                             " results then hold for the perturbed matrix")
+
+
+def _perturb(M: PreferenceMatrix, eps: float | None) -> PreferenceMatrix:
+    return M if eps is None else PreferenceMatrix(M.values, name=M.name, break_ties=eps)
+
+
+def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
+    """The matrices named on the command line, validated, in the order given."""
+    files = getattr(args, "files", None)
+    if files is None:
+        files = [args.file] if args.file else []
+    names = args.example if isinstance(args.example, list) else (
+        [args.example] if args.example else [])
+    if not files and not names:
+        raise DuelboundError("give a matrix FILE or --example NAME")
+    out = [read_matrix(f, break_ties=args.break_ties) for f in files]
+    out += [_perturb(examples.load(n), args.break_ties) for n in names]
+    return out
+
+
+def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
+    """The single matrix named on the command line."""
+    if args.file and args.example:
+        raise DuelboundError("give either a matrix FILE or --example NAME, not both")
+    return load_matrices(args)[0]
+
+
+def write_json(data: Any, path: str | None = None) -> None:
+    """JSON to ``path`` or stdout."""
+    text = json.dumps(data, indent=2, default=_json_default)
+    if path in (None, "-"):
+        sys.stdout.write(text + "\n")
+    else:
+        try:
+            with open(path, "w") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _json_default(obj: Any) -> Any:
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")

@@ -1,0 +1,285 @@
+"""Preference matrices: the validated, immutable input of every computation.
+
+A preference matrix M = (µ_ij) holds the probability that arm i beats arm j in
+one duel; µ_ij + µ_ji = 1 and µ_ii = 1/2 (SPEC §1).  All bounds assume no ties
+(SPEC Assumption A), so exact ties are rejected unless the caller explicitly asks
+for them to be broken.
+
+Examples
+--------
+>>> from duelbound.theory import PreferenceMatrix
+>>> M = PreferenceMatrix([[0.5, 0.7], [0.3, 0.5]], name="two")
+>>> M.K, M[0, 1]
+(2, 0.7)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidMatrixError, TieError
+
+__all__ = ["PreferenceMatrix", "COMPLEMENT_ATOL", "MAX_K"]
+
+#: Tolerance on |µ_ij + µ_ji − 1| and |µ_ii − 1/2| accepted on input.  Inputs
+#: within it are canonicalised so that the stored floats satisfy both exactly.
+COMPLEMENT_ATOL = 1e-9
+
+#: Largest number of arms accepted (a 10^4 × 10^4 float matrix is 800 MB).
+MAX_K = 10_000
+
+_MAX_LISTED = 6  # offending entries named in an error message
+
+
+def _fmt_entries(entries: list[tuple[int, int]]) -> str:
+    shown = ", ".join(f"({i},{j})" for i, j in entries[:_MAX_LISTED])
+    more = len(entries) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _as_float_array(values: Any) -> np.ndarray:
+    if isinstance(values, PreferenceMatrix):
+        return values.values.copy()
+    try:
+        arr = np.array(values, dtype=np.float64)
+    except (ValueError, TypeError) as exc:
+        # ragged rows or non-numeric cells end up here
+        raise InvalidMatrixError(
+            f"preference matrix must be a rectangular array of numbers ({exc})", "not-numeric"
+        ) from None
+    return arr
+
+
+def _validate(arr: np.ndarray, atol: float) -> None:
+    """Raise InvalidMatrixError for everything but ties (checked after canonicalising)."""
+    if arr.size == 0:
+        raise InvalidMatrixError("preference matrix is empty", "empty")
+    if arr.ndim != 2:
+        raise InvalidMatrixError(
+            f"preference matrix must be 2-dimensional, got shape {arr.shape}", "not-square"
+        )
+    if arr.shape[0] != arr.shape[1]:
+        raise InvalidMatrixError(
+            f"preference matrix must be square, got shape {arr.shape[0]}x{arr.shape[1]}",
+            "not-square",
+        )
+    K = arr.shape[0]
+    if K < 2:
+        raise InvalidMatrixError(f"need at least K = 2 arms, got K = {K}", "too-small")
+    if K > MAX_K:
+        raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
+    bad = [tuple(map(int, e)) for e in np.argwhere(~np.isfinite(arr))]
+    if bad:
+        raise InvalidMatrixError(f"non-finite entries (NaN/inf) at {_fmt_entries(bad)}",
+                                 "non-finite", bad)
+    bad = [tuple(map(int, e)) for e in np.argwhere((arr < 0.0) | (arr > 1.0))]
+    if bad:
+        raise InvalidMatrixError(
+            f"entries outside [0, 1] at {_fmt_entries(bad)} "
+            f"(e.g. {arr[bad[0]]!r}); entries are probabilities",
+            "out-of-range", bad)
+    diag = np.abs(np.diag(arr) - 0.5) > atol
+    bad = [(int(i), int(i)) for i in np.flatnonzero(diag)]
+    if bad:
+        raise InvalidMatrixError(
+            f"diagonal must be 1/2, found {arr[bad[0]]!r} at {_fmt_entries(bad)}",
+            "diagonal", bad)
+    off = np.abs(arr + arr.T - 1.0) > atol
+    bad = [(int(i), int(j)) for i, j in np.argwhere(np.triu(off, 1))]
+    if bad:
+        i, j = bad[0]
+        raise InvalidMatrixError(
+            f"mu_ij + mu_ji must be 1 (tolerance {atol:g}); fails at {_fmt_entries(bad)}, "
+            f"e.g. mu[{i},{j}] + mu[{j},{i}] = {arr[i, j] + arr[j, i]!r}",
+            "not-complementary", bad)
+    upper = np.triu(np.ones_like(arr, dtype=bool), 1)
+    both_win = upper & (((arr > 0.5) & (arr.T > 0.5)) | ((arr < 0.5) & (arr.T < 0.5)))
+    bad = [(int(i), int(j)) for i, j in np.argwhere(both_win)]
+    if bad:
+        raise InvalidMatrixError(
+            f"mu_ij and mu_ji disagree on who wins at {_fmt_entries(bad)}", "not-complementary",
+            bad)
+
+
+def _canonicalise(arr: np.ndarray) -> np.ndarray:
+    """Make µ_ij + µ_ji = 1 and µ_ii = 1/2 hold exactly in floating point.
+
+    For every pair the entry ≥ 1/2 is kept as given and the other is set to
+    ``1 - v``; that subtraction is exact for v ∈ [1/2, 1] (Sterbenz lemma), so
+    the rational values of the stored floats are exactly complementary.
+    """
+    win = np.maximum(arr, arr.T)
+    out = np.where(arr >= arr.T, win, 1.0 - win)
+    np.fill_diagonal(out, 0.5)
+    return out
+
+
+class PreferenceMatrix:
+    """An immutable, validated K×K preference matrix (SPEC §1).
+
+    Parameters
+    ----------
+    values : array_like or PreferenceMatrix
+        K×K probabilities, ``values[i][j]`` = P(arm i beats arm j).
+    name : str, optional
+        Label used in tables and reports.
+    break_ties : float, optional
+        If given, every exact tie µ_ij = 1/2 (i < j) is replaced by
+        µ_ij = 1/2 + break_ties, µ_ji = 1/2 − break_ties (the lower index wins).
+        The matrix remembers this (:attr:`tie_epsilon`, :attr:`broken_ties`) and
+        every bound computed on it is a bound for the perturbed matrix.
+    atol : float
+        Tolerance on |µ_ij + µ_ji − 1| and |µ_ii − 1/2| (default
+        :data:`COMPLEMENT_ATOL` = 1e-9).  Accepted inputs are canonicalised so that
+        both identities hold exactly (the entry ≥ 1/2 of each pair is kept).
+
+    Raises
+    ------
+    InvalidMatrixError
+        Not square, K < 2, NaN/inf, entries outside [0, 1], diagonal ≠ 1/2,
+        µ_ij + µ_ji ≠ 1; the message names the offending entries.
+    TieError
+        Exact ties and ``break_ties`` not given (SPEC Assumption A).
+
+    Examples
+    --------
+    >>> M = PreferenceMatrix([[0.5, 0.5], [0.5, 0.5]], break_ties=0.01)
+    >>> M[0, 1], M.broken_ties
+    (0.51, ((0, 1),))
+    """
+
+    __slots__ = ("_values", "name", "tie_epsilon", "broken_ties", "source")
+
+    def __init__(
+        self,
+        values: Any,
+        *,
+        name: str | None = None,
+        break_ties: float | None = None,
+        atol: float = COMPLEMENT_ATOL,
+        source: str | None = None,
+    ) -> None:
+        arr = _as_float_array(values)
+        _validate(arr, atol)
+        arr = _canonicalise(arr)
+        K = arr.shape[0]
+        ties = [(int(i), int(j)) for i, j in zip(*np.triu_indices(K, 1)) if arr[i, j] == 0.5]
+        if ties and break_ties is None:
+            raise TieError(
+                f"exact ties mu_ij = 1/2 at {_fmt_entries(ties)} violate Assumption A "
+                "(no ties); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them",
+                ties)
+        if break_ties is not None:
+            eps = float(break_ties)
+            if not 0.0 < eps < 0.5:
+                raise InvalidMatrixError(f"break_ties must lie in (0, 1/2), got {eps!r}",
+                                         "bad-epsilon")
+            for i, j in ties:
+                arr[i, j] = 0.5 + eps
+                arr[j, i] = 1.0 - arr[i, j]
+        arr.setflags(write=False)
+        self._values = arr
+        self.name = name
+        self.tie_epsilon = float(break_ties) if (break_ties is not None and ties) else None
+        self.broken_ties = tuple(ties) if break_ties is not None else ()
+        self.source = source
+
+    # -- basic access ---------------------------------------------------------
+    @property
+    def values(self) -> np.ndarray:
+        """The K×K float64 matrix (read-only view)."""
+        return self._values
+
+    @property
+    def K(self) -> int:
+        """Number of arms."""
+        return int(self._values.shape[0])
+
+    @property
+    def perturbed(self) -> bool:
+        """True if ties were broken, so results hold for a perturbed matrix."""
+        return bool(self.broken_ties)
+
+    def __getitem__(self, ij: tuple[int, int]) -> float:
+        return float(self._values[ij])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._values if dtype is None else self._values.astype(dtype)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PreferenceMatrix):
+            return NotImplemented
+        return bool(np.array_equal(self._values, other._values))
+
+    def __hash__(self) -> int:
+        return hash(self._values.tobytes())
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<PreferenceMatrix{label} K={self.K}>"
+
+    def __str__(self) -> str:
+        return "\n".join(" ".join(f"{v:.6g}" for v in row) for row in self._values)
+
+    # -- exact values -----------------------------------------------------------
+    def exact(self) -> list[list[Fraction]]:
+        """The exact rational values of the stored floats (SPEC §2 "Exactness").
+
+        ``Fraction(float)`` is exact, and canonicalisation guarantees
+        ``exact()[i][j] + exact()[j][i] == 1`` and ``exact()[i][i] == 1/2``.
+        """
+        return [[Fraction(float(v)) for v in row] for row in self._values]
+
+    def sympy(self):
+        """The matrix as a ``sympy.Matrix`` of exact ``Rational`` entries."""
+        import sympy
+
+        return sympy.Matrix([[sympy.Rational(f.numerator, f.denominator) for f in row]
+                             for row in self.exact()])
+
+    # -- identity and serialisation ----------------------------------------------
+    def content_hash(self) -> str:
+        """SHA-256 (hex) of the canonical float64 values: the matrix's identity in stores."""
+        h = hashlib.sha256()
+        h.update(str(self.K).encode())
+        h.update(np.ascontiguousarray(self._values, dtype="<f8").tobytes())
+        return h.hexdigest()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form (JSON-ready); ``PreferenceMatrix.from_dict`` inverts it."""
+        return {
+            "name": self.name,
+            "K": self.K,
+            "matrix": self._values.tolist(),
+            "tie_epsilon": self.tie_epsilon,
+            "broken_ties": [list(p) for p in self.broken_ties],
+            "sha256": self.content_hash(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PreferenceMatrix:
+        """Rebuild from :meth:`to_dict` output (broken ties are already in the values)."""
+        M = cls(data["matrix"], name=data.get("name"))
+        if data.get("broken_ties"):
+            M.tie_epsilon = data.get("tie_epsilon")
+            M.broken_ties = tuple(tuple(p) for p in data["broken_ties"])
+        return M
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_file(cls, path: str, **kwargs: Any) -> PreferenceMatrix:
+        """Read a matrix file; see :func:`duelbound.theory.io.read_matrix`."""
+        from .io import read_matrix
+
+        return read_matrix(path, **kwargs)
+
+    def with_values(self, values: Any, name: str | None = None) -> PreferenceMatrix:
+        """A new validated matrix with other values (same name unless given)."""
+        return PreferenceMatrix(values, name=name if name is not None else self.name)
