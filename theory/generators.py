@@ -22,9 +22,6 @@ from .matrix import PreferenceMatrix
 
 __all__ = ["random_tournament", "random_matrix"]
 
-_MAX_STEPS = 200_000
-
-
 def _structure_error(msg: str) -> InvalidMatrixError:
     return InvalidMatrixError(msg, "infeasible-structure")
 
@@ -54,62 +51,135 @@ def _check_request(K: int, condorcet: bool | None, n_winners: int | None,
             raise _structure_error("all arms tie as winners only if K is odd and L1 = (K-1)/2")
 
 
-def _mismatch(B: np.ndarray, condorcet: bool | None, n_winners: int | None,
-              l1: int | None) -> int:
-    L = (~B & ~np.eye(B.shape[0], dtype=bool)).sum(axis=1)
-    low = int(L.min())
-    c = int((L == low).sum())
-    miss = 0
-    if condorcet is True:
-        miss += low
-    if condorcet is False:
-        miss += int(low == 0)
-    if n_winners is not None:
-        miss += abs(c - n_winners)
-    if l1 is not None:
-        miss += abs(low - l1)
-    return miss
+def _landau_ok(losses: np.ndarray) -> bool:
+    """Landau's theorem: a loss (or score) sequence belongs to some tournament iff
+    the k smallest entries sum to at least C(k, 2) for every k, with equality at K."""
+    L = np.sort(np.asarray(losses))
+    K = len(L)
+    k = np.arange(1, K + 1)
+    prefix = np.cumsum(L)
+    return bool(np.all(prefix >= k * (k - 1) // 2) and prefix[-1] == K * (K - 1) // 2)
+
+
+def _balanced_rest(K: int, n: int, l1: int) -> np.ndarray | None:
+    """Losses of the K − n non-winners, as equal as possible (each ≥ l1 + 1).
+
+    For a fixed total, the balanced vector has the largest sums of its smallest
+    entries, so if it violates Landau's condition every sequence does.
+    """
+    rest = K * (K - 1) // 2 - n * l1
+    m = K - n
+    if m == 0:
+        return np.zeros(0, dtype=np.int64) if rest == 0 else None
+    base, extra = divmod(rest, m)
+    seq = np.full(m, base, dtype=np.int64)
+    seq[:extra] += 1
+    if seq.min() < l1 + 1 or seq.max() > K - 1:
+        return None
+    return seq if _landau_ok(np.concatenate([np.full(n, l1), seq])) else None
+
+
+def _target_losses(K: int, n: int, l1: int, rng: np.random.Generator) -> np.ndarray:
+    rest = _balanced_rest(K, n, l1)
+    if rest is None:
+        raise _structure_error(f"no tournament on K={K} arms has exactly {n} Copeland "
+                               f"winner(s) with L1={l1} (Landau's condition fails)")
+    # random loss transfers between non-winners that keep the sequence valid
+    for _ in range(2 * K):
+        if len(rest) < 2:
+            break
+        a, b = rng.choice(len(rest), size=2, replace=False)
+        cand = rest.copy()
+        cand[a] -= 1
+        cand[b] += 1
+        if cand.min() >= l1 + 1 and cand.max() <= K - 1 and _landau_ok(
+                np.concatenate([np.full(n, l1), cand])):
+            rest = cand
+    target = np.empty(K, dtype=np.int64)
+    order = rng.permutation(K)
+    target[order[:n]] = l1
+    target[order[n:]] = rng.permutation(rest)
+    return target
+
+
+def _realise(B: np.ndarray, target: np.ndarray) -> None:
+    """Reverse paths in B (in place) until its loss sequence equals ``target``.
+
+    Reversing a directed path j → … → i moves one loss from i to j and leaves
+    every inner vertex unchanged; when the target satisfies Landau's condition
+    such a path from an arm with too few losses to one with too many exists.
+    """
+    import networkx as nx
+
+    K = B.shape[0]
+    while True:
+        L = (~B & ~np.eye(K, dtype=bool)).sum(axis=1)
+        short = np.flatnonzero(L < target)
+        if short.size == 0:
+            return
+        over = set(np.flatnonzero(L > target).tolist())
+        G = nx.DiGraph((int(a), int(b)) for a, b in np.argwhere(B))
+        j = int(short[0])
+        paths = nx.single_source_shortest_path(G, j)
+        i = next(v for v in paths if v in over)
+        path = paths[i]
+        for a, b in zip(path, path[1:]):
+            B[a, b], B[b, a] = False, True
 
 
 def random_tournament(K: int, rng: np.random.Generator, *, condorcet: bool | None = None,
                       n_winners: int | None = None, l1: int | None = None) -> np.ndarray:
     """A random tournament as a boolean K×K beats-matrix with the requested structure.
 
-    Starts from uniformly random edge orientations and, if the structure is not
-    met, flips random edges as long as that does not move it further from the
-    request (a randomised local search).
+    Edges start uniformly random.  A Condorcet requirement alone is met by
+    making a random arm beat all (``True``) or by flipping edges of the Condorcet
+    winner until there is none (``False``).  A request on the number of Copeland
+    winners or L1 fixes a target loss sequence (winners at L1, the other arms'
+    losses near-balanced and randomly perturbed, checked with Landau's theorem)
+    and reverses paths until the tournament has it.
 
     Raises
     ------
     InvalidMatrixError
-        The request is impossible (e.g. 3 winners with L1 = 0, [Z15] Lemma 7) or
-        was not reached within the step budget.
+        The request is impossible (e.g. 3 winners with L1 = 0, [Z15] Lemma 7, or
+        Landau's condition).
     """
     _check_request(K, condorcet, n_winners, l1)
     iu = np.triu_indices(K, 1)
     B = np.zeros((K, K), dtype=bool)
     B[iu] = rng.random(len(iu[0])) < 0.5
     B = B | (~B.T & ~np.eye(K, dtype=bool) & np.tri(K, k=-1, dtype=bool))
+    if n_winners is None and l1 is None:
+        if condorcet is True:
+            w = int(rng.integers(K))
+            B[w, :] = True
+            B[:, w] = False
+            B[w, w] = False
+        while condorcet is False:
+            L = (~B & ~np.eye(K, dtype=bool)).sum(axis=1)
+            winners = np.flatnonzero(L == 0)
+            if winners.size == 0:
+                break
+            w = int(winners[0])
+            j = int(rng.choice([v for v in range(K) if v != w]))
+            B[w, j], B[j, w] = False, True
+        return B
     if condorcet is True:
-        w = int(rng.integers(K))
-        B[w, :] = True
-        B[:, w] = False
-        B[w, w] = False
-    miss = _mismatch(B, condorcet, n_winners, l1)
-    steps = 0
-    while miss:
-        if steps >= _MAX_STEPS:
-            raise _structure_error(
-                f"no tournament found with condorcet={condorcet}, n_winners={n_winners}, "
-                f"L1={l1} on K={K} arms")
-        i, j = rng.choice(K, size=2, replace=False)
-        B[i, j], B[j, i] = B[j, i], B[i, j]
-        new = _mismatch(B, condorcet, n_winners, l1)
-        if new <= miss:
-            miss = new
-        else:
-            B[i, j], B[j, i] = B[j, i], B[i, j]
-        steps += 1
+        n_winners, l1 = 1, 0
+    if l1 is None:
+        lo = max(1 if condorcet is False else 0, (n_winners or 1) // 2)
+        options = [v for v in range(lo, (K - 1) // 2 + 1)
+                   if _balanced_rest(K, n_winners, v) is not None]
+        if not options:
+            raise _structure_error(f"no L1 allows {n_winners} Copeland winners on K={K} arms")
+        l1 = int(rng.choice(options))
+    if n_winners is None:
+        options = [c for c in range(1, min(K, 2 * l1 + 1) + 1)
+                   if _balanced_rest(K, c, l1) is not None]
+        if not options:
+            raise _structure_error(f"no number of winners is possible with L1={l1} on K={K}")
+        n_winners = int(rng.choice(options))
+    _realise(B, _target_losses(K, n_winners, l1, rng))
     return B
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidMatrixError, MatrixFileError
-from .matrix import MAX_K, PreferenceMatrix
+from .matrix import PreferenceMatrix
 
 __all__ = ["read_matrix", "parse_text"]
 
@@ -118,7 +118,8 @@ def read_matrix(path: str | os.PathLike[str], *, name: str | None = None,
             raise MatrixFileError(f"{path}: file too large ({size} bytes)")
         if path.endswith(".npy"):
             try:
-                values: Any = np.load(path, allow_pickle=False)
+                # memory-map first so a huge array is refused before it is read
+                values: Any = np.load(path, allow_pickle=False, mmap_mode="r")
             except (ValueError, OSError) as exc:
                 raise MatrixFileError(f"{path}: not a readable .npy array ({exc})") from None
             label = None
@@ -142,8 +143,6 @@ def read_matrix(path: str | os.PathLike[str], *, name: str | None = None,
         raise MatrixFileError(f"{path}: permission denied") from None
     except IsADirectoryError:
         raise MatrixFileError(f"{path}: is a directory, not a matrix file") from None
-    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[0] > MAX_K:
-        raise InvalidMatrixError(f"{origin}: K = {values.shape[0]} exceeds {MAX_K}", "too-large")
     try:
         return PreferenceMatrix(values, name=name or label or stem, source=path, **kwargs)
     except InvalidMatrixError as exc:

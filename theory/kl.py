@@ -19,8 +19,8 @@ import numpy as np
 __all__ = ["kl_bernoulli", "kl_half", "kl_symbolic"]
 
 _SERIES_CUTOFF = 0.1
-_SERIES_TERMS = 18
-_FAR = 0.5  # max(|a|, |b|) above which the textbook formula is the accurate one  # |u| < 0.1: truncation < 0.1^17, far below double precision
+_SERIES_TERMS = 18  # |u| < 0.1: truncation < 0.1^17, far below double precision
+_FAR = 0.5  # max(|a|, |b|) above which the textbook formula is the accurate one
 
 
 def _log1p_minus_x(u: np.ndarray) -> np.ndarray:
@@ -39,6 +39,12 @@ def _log1p_minus_x(u: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         direct = np.log1p(np.where(small, 0.0, u)) - np.where(small, 0.0, u)
     return np.where(small, series, direct)
+
+
+def _log_ratio(num: np.ndarray, den: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    """log(num/den) where num/den = 1 + rel; 0 where num = 0 (weight 0 there)."""
+    safe = np.where(num > 0.0, num, 1.0)
+    return np.where(rel > -0.5, np.log1p(np.maximum(rel, -0.5)), np.log(safe / den))
 
 
 def kl_bernoulli(p, q):
@@ -88,9 +94,10 @@ def kl_bernoulli(p, q):
         tb = np.where(pi < 1.0, (1.0 - pi) * gb, 0.0)
         close = delta * delta / (qi * (1.0 - qi)) + ta + tb
         # Far from q the textbook form has no cancellation (and the one above has).
-        na = np.where(pi > 0.0, pi * np.log(np.where(pi > 0.0, pi, 1.0) / qi), 0.0)
-        nb = np.where(pi < 1.0, (1.0 - pi) * np.log(np.where(pi < 1.0, 1.0 - pi, 1.0)
-                                                      / (1.0 - qi)), 0.0)
+        # p/q = 1 + a and (1-p)/(1-q) = 1 + b: log1p keeps q or 1 - q near 0 accurate,
+        # the plain ratio is accurate when it is far below 1
+        na = np.where(pi > 0.0, pi * _log_ratio(pi, qi, a), 0.0)
+        nb = np.where(pi < 1.0, (1.0 - pi) * _log_ratio(1.0 - pi, 1.0 - qi, b), 0.0)
         far = na + nb
         val = np.where(np.maximum(np.abs(a), np.abs(b)) < _FAR, close, far)
     val = np.maximum(val, 0.0)

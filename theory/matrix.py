@@ -45,6 +45,11 @@ def _fmt_entries(entries: list[tuple[int, int]]) -> str:
 def _as_float_array(values: Any) -> np.ndarray:
     if isinstance(values, PreferenceMatrix):
         return values.values.copy()
+    shape = getattr(values, "shape", None)
+    if shape is not None and len(shape) == 2 and max(shape) > MAX_K:
+        # refuse before converting: a huge array would be copied first
+        raise InvalidMatrixError(f"K = {max(shape)} exceeds the supported maximum {MAX_K}",
+                                 "too-large")
     try:
         arr = np.array(values, dtype=np.float64)
     except (ValueError, TypeError) as exc:

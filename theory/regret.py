@@ -89,12 +89,14 @@ def ratio_range(M: PreferenceMatrix, src: str, dst: str) -> tuple[float, float]:
 
     A regret bound B in convention ``src`` implies a bound ``max · B`` in ``dst``;
     when min = max the conversion is exact.  The zero pattern (pairs of Copeland
-    winners) is the same in every convention.
+    winners) is the same in every convention.  If every pair has zero regret,
+    the constant factor (or 1) is returned.
     """
     a = regret_matrix(M, src)
     b = regret_matrix(M, dst)
     pos = a > 0
-    if not pos.any():
-        return (1.0, 1.0)
+    if not pos.any():  # every arm is a Copeland winner: all regrets vanish
+        c = _CONSTANT_FACTORS.get((src, dst), 1.0)
+        return (c, c)
     ratio = b[pos] / a[pos]
     return (float(ratio.min()), float(ratio.max()))

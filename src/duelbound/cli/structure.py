@@ -36,7 +36,8 @@ def format_structure(s: st.Structure) -> str:
         f"Copeland winners  {s.copeland_winners}  (C = {s.C}, L1 = {s.L1}, L2 = {s.L2})",
         f"Condorcet winner  {cw}",
         f"top cycle         {s.top_cycle}",
-        f"3-cycles          {s.three_cycles}  ({'transitive' if s.transitive else 'not transitive'})",
+        f"3-cycles          {s.three_cycles}  "
+        f"({'transitive' if s.transitive else 'not transitive'})",
         f"Hamiltonian path  {' > '.join(map(str, s.hamiltonian_path))}",
         f"Delta_min         {s.delta_min:.6g}",
         f"Assumption A      {s.assumption_A}",
