@@ -1,0 +1,188 @@
+"""Compiled helpers shared by the algorithms: log guards, confidence bounds, ties.
+
+Every algorithm of the reference simulator is a compiled loop over
+:func:`duelbound.checks.environment.duel`; the pieces they have in common live
+here so that each algorithm module holds only its own selection rule.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba as nb
+import numpy as np
+
+from duelbound.theory.errors import DuelboundError, UnknownNameError
+
+__all__ = ["log_guard", "loglog_guard", "confidence_bounds", "mu_hat",
+           "random_argmax", "kl_half_scalar", "kl_scalar", "AlgorithmSpec"]
+
+
+@nb.njit(cache=True)
+def log_guard(t: float) -> float:
+    """max(log t, 1): SPEC §6's guard for early rounds where log t ≤ 1."""
+    return max(math.log(t), 1.0) if t > 1.0 else 1.0
+
+
+@nb.njit(cache=True)
+def loglog_guard(t: float) -> float:
+    """max(log log t, 1) (SPEC §6); log log t is undefined or ≤ 1 for t < e^e."""
+    return max(math.log(log_guard(t)), 1.0)
+
+
+@nb.njit(cache=True)
+def confidence_bounds(W: np.ndarray, alpha: float, t: float, U: np.ndarray,
+                      L: np.ndarray) -> None:
+    """Fill U, L with the RUCB/CCB/D-TS bounds W/N ± sqrt(α ln t / N).
+
+    [Z15] Alg. 1 lines 3–4 (and RUCB, [W16] Alg. 1): x/0 := 1 in U and 0 in L;
+    u_ii = l_ii = 1/2. ln t uses the raw log (the bound only needs t ≥ 1; at
+    t = 1, ln t = 0 and every compared pair sits at its empirical mean).
+    """
+    K = W.shape[0]
+    lt = math.log(t) if t > 1.0 else 0.0
+    for i in range(K):
+        U[i, i] = 0.5
+        L[i, i] = 0.5
+        for j in range(K):
+            if j == i:
+                continue
+            n = W[i, j] + W[j, i]
+            if n == 0:
+                U[i, j] = 1.0
+                L[i, j] = 0.0
+            else:
+                m = W[i, j] / n
+                r = math.sqrt(alpha * lt / n)
+                U[i, j] = m + r
+                L[i, j] = m - r
+
+
+@nb.njit(cache=True)
+def mu_hat(W: np.ndarray, i: int, j: int) -> float:
+    """µ̂_ij = W_ij / N_ij with 0/0 = 1/2 (SPEC §6)."""
+    n = W[i, j] + W[j, i]
+    return 0.5 if n == 0 else W[i, j] / n
+
+
+@nb.njit(cache=True)
+def random_argmax(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the maximum of ``values`` over ``mask`` (True entries), ties uniformly at
+    random; -1 when the mask is empty. Uses one uniform draw only when there is a tie."""
+    best = -np.inf
+    count = 0
+    arg = -1
+    for k in range(values.shape[0]):
+        if not mask[k]:
+            continue
+        v = values[k]
+        if v > best:
+            best = v
+            arg = k
+            count = 1
+        elif v == best:
+            count += 1
+    if count <= 1:
+        return arg
+    pick = int(rng.random() * count)
+    for k in range(values.shape[0]):
+        if mask[k] and values[k] == best:
+            if pick == 0:
+                return k
+            pick -= 1
+    return arg
+
+
+@nb.njit(cache=True)
+def kl_scalar(p: float, q: float) -> float:
+    """Bernoulli KL d(p, q) with 0 log 0 = 0, p, q clipped into [1e-15, 1 - 1e-15] for q."""
+    eps = 1e-15
+    q = min(max(q, eps), 1.0 - eps)
+    out = 0.0
+    if p > 0.0:
+        out += p * math.log(p / q)
+    if p < 1.0:
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return max(out, 0.0)
+
+
+@nb.njit(cache=True)
+def kl_half_scalar(p: float) -> float:
+    """d(p, 1/2), accurate near p = 1/2 (series 2x² + 4x⁴/3 + 32x⁶/15 for |x| < 1e-3)."""
+    x = p - 0.5
+    if abs(x) < 1e-3:
+        x2 = x * x
+        return 2.0 * x2 + 4.0 * x2 * x2 / 3.0 + 32.0 * x2 * x2 * x2 / 15.0
+    out = math.log(2.0)
+    if p > 0.0:
+        out += p * math.log(p)
+    if p < 1.0:
+        out += (1.0 - p) * math.log(1.0 - p)
+    return out
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm of the simulator: a compiled loop plus its paper defaults.
+
+    ``runner(env, rng, *params)`` plays duels through
+    :func:`duelbound.checks.environment.duel` until the horizon; ``defaults``
+    lists the parameters in the runner's positional order.
+    """
+
+    name: str
+    runner: Callable[..., Any]
+    defaults: dict[str, float] = field(default_factory=dict)
+    source: str = ""
+    copeland: bool = True  # targets Copeland winners (False: Condorcet-only baselines)
+    #: optional ``prepare(M, env) -> tuple`` of extra runner arguments (before the params)
+    prepare: Callable[..., tuple] | None = None
+
+    def arguments(self, params: dict | None) -> tuple:
+        """The runner's parameter tuple: defaults overridden by ``params``."""
+        params = dict(params or {})
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise UnknownNameError(
+                f"unknown parameter(s) {', '.join(unknown)} for {self.name}; "
+                f"known: {', '.join(self.defaults) or 'none'}")
+        out = []
+        for key, default in self.defaults.items():
+            value = params.get(key, default)
+            try:
+                out.append(type(default)(value))
+            except (TypeError, ValueError):
+                raise DuelboundError(
+                    f"parameter {key} of {self.name} must be a number, got {value!r}") from None
+        return tuple(out)
+
+
+@nb.njit(cache=True)
+def ucb_above_half(W: np.ndarray, i: int, j: int, alt: float) -> bool:
+    """u_ij > 1/2 for the bound of :func:`confidence_bounds`, without the square root.
+
+    With n = N_ij and alt = α ln t: u_ij > 1/2 ⇔ µ̂ ≥ 1/2 (and n ln t > 0) or
+    (n/2 − W_ij)² < alt · n; x/0 := 1 gives True for n = 0.
+    """
+    n = W[i, j] + W[j, i]
+    if n == 0:
+        return True
+    diff = 0.5 * n - W[i, j]
+    if diff < 0.0:
+        return True
+    return diff * diff < alt * n
+
+
+@nb.njit(cache=True)
+def lcb_at_most_half(W: np.ndarray, i: int, j: int, alt: float) -> bool:
+    """l_ij ≤ 1/2 (same conventions as :func:`ucb_above_half`; l = 0 for n = 0)."""
+    n = W[i, j] + W[j, i]
+    if n == 0:
+        return True
+    diff = W[i, j] - 0.5 * n
+    if diff <= 0.0:
+        return True
+    return diff * diff <= alt * n

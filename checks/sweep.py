@@ -1,0 +1,758 @@
+"""Resumable simulation and bound sweeps on Dask, stored in SQLite.
+
+A sweep is a grid of tasks — one per (matrix, algorithm, run) — executed with
+Dask distributed (an in-process ``LocalCluster`` by default, or an existing
+cluster given by its scheduler address) and committed one by one to a
+:class:`~duelbound.checks.store.SweepStore`.  Run r of (matrix, algorithm) uses
+the seed :func:`derive_seed` ``(S, matrix hash, algorithm, r)``, so a task's
+result does not depend on where or when it ran, and re-running the same sweep
+skips every task already committed.
+
+Failures: an exception inside a task is caught on the worker and returned as
+data; a worker that dies surfaces as Dask's ``KilledWorker``.  Either way the
+task is submitted once more (``retries=1``), then recorded as ``failed`` with
+its error; the sweep goes on.
+
+Examples
+--------
+>>> from duelbound.theory import examples
+>>> tasks = grid([examples.load("cyclic")], ["uniform"], T=100, runs=2, seed=0)
+>>> [(t.algorithm, t.run) for t in tasks]
+[('uniform', 0), ('uniform', 1)]
+>>> tasks[0].seed == derive_seed(0, tasks[0].matrix_hash, "uniform", 0)
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import logging
+import math
+import os
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from duelbound.theory.errors import DuelboundError
+from duelbound.theory.matrix import PreferenceMatrix
+
+from .store import SweepStore
+
+__all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
+           "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
+           "local_cluster_config", "summarise", "report_table", "bounds_report_table",
+           "plot_report"]
+
+#: Dask task-key prefix of sweep tasks (one task group: the scheduler queues them).
+KEY_PREFIX = "duelbound_sweep"
+
+_SEED_BITS = 63
+
+
+def derive_seed(sweep_seed: int, matrix_hash: str, algorithm: str, run: int) -> int:
+    """Seed of run ``run`` of ``algorithm`` on a matrix: SHA-256 of the four, 63 bits.
+
+    A hash (not a counter) so that adding matrices, algorithms or runs to a sweep
+    never changes the seeds of the tasks already in it.
+    """
+    text = f"duelbound-sweep|{int(sweep_seed)}|{matrix_hash}|{algorithm}|{int(run)}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> (64 - _SEED_BITS)
+
+
+def _canonical_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    return json.loads(json.dumps(params or {}, sort_keys=True))
+
+
+def task_key(matrix_hash: str, algorithm: str, params: dict[str, Any], T: int, sweep_seed: int,
+             run: int, checkpoints: Sequence[int] | None = None) -> str:
+    """Identity of a task in the store (hex SHA-256 of everything its result depends on)."""
+    ident = json.dumps([matrix_hash, algorithm, params, int(T), int(sweep_seed), int(run),
+                        None if checkpoints is None else [int(c) for c in checkpoints]],
+                       sort_keys=True)
+    return hashlib.sha256(ident.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class SweepTask:
+    """One run of a sweep: (matrix, algorithm, params, T, sweep seed, run) and its seed."""
+
+    task_key: str
+    matrix_hash: str
+    algorithm: str
+    params: dict[str, Any]
+    T: int
+    sweep_seed: int
+    run: int
+    seed: int
+    checkpoints: tuple[int, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def grid(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: int, runs: int,
+         seed: int, params: dict[str, dict[str, Any]] | None = None,
+         checkpoints: Sequence[int] | None = None) -> list[SweepTask]:
+    """The tasks of a sweep, in order matrix × algorithm × run (duplicates removed).
+
+    ``params`` maps an algorithm name to its parameter dict (algorithms not in it
+    use their defaults).
+    """
+    if int(T) < 1:
+        raise DuelboundError(f"T must be a positive integer, got {T}")
+    if int(runs) < 1:
+        raise DuelboundError(f"runs must be a positive integer, got {runs}")
+    if not algorithms:
+        raise DuelboundError("give at least one algorithm")
+    params = params or {}
+    unknown = set(params) - set(algorithms)
+    if unknown:
+        raise DuelboundError(f"parameters given for algorithms not in the sweep: "
+                             f"{', '.join(sorted(unknown))}")
+    for alg in algorithms:  # fail before starting a cluster, not in every task
+        if ":" not in alg:
+            from .simulator import get_algorithm
+
+            get_algorithm(alg).arguments(params.get(alg))
+    cps = None if checkpoints is None else tuple(int(c) for c in checkpoints)
+    tasks, seen = [], set()
+    for M in matrices:
+        h = M.content_hash()
+        for alg in algorithms:
+            p = _canonical_params(params.get(alg))
+            for r in range(int(runs)):
+                key = task_key(h, alg, p, T, seed, r, cps)
+                if key in seen:  # the same matrix given twice
+                    continue
+                seen.add(key)
+                tasks.append(SweepTask(key, h, alg, p, int(T), int(seed), r,
+                                       derive_seed(seed, h, alg, r), cps))
+    return tasks
+
+
+# -- what runs on a worker -------------------------------------------------------------------
+def resolve_algorithm(algorithm: str) -> Callable[..., Any]:
+    """The callable that runs ``algorithm``: ``run_single`` for a simulator name, or a plugin.
+
+    A plugin is written ``"module:callable"``; it is imported *on the worker*, so the
+    module must be importable there (installed, or on the workers' ``PYTHONPATH``).
+    It is called as ``f(M, T, seed, params, checkpoints)`` and returns a
+    ``RunRecord`` (or a dict with the same fields).
+    """
+    if ":" in algorithm:
+        mod_name, _, attr = algorithm.partition(":")
+        try:
+            return getattr(importlib.import_module(mod_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise DuelboundError(f"cannot load plugin algorithm {algorithm!r}: {exc}") from None
+    from .simulator import run_single
+
+    def _run(M: PreferenceMatrix, T: int, seed: int, params: dict, checkpoints: Any) -> Any:
+        return run_single(M, algorithm, T, seed, params=params or None, checkpoints=checkpoints)
+
+    return _run
+
+
+def _plain(obj: Any) -> Any:
+    """numpy arrays/scalars -> lists/floats (recursively)."""
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def _normalise_record(rec: Any) -> dict[str, Any]:
+    d = rec.to_dict() if hasattr(rec, "to_dict") else dict(rec)
+    out = {k: _plain(d[k]) for k in ("checkpoints", "regret", "final_regret", "counts",
+                                     "wall_time")}
+    out["wins"] = _plain(d.get("wins"))
+    out["final_regret"] = {c: float(v) for c, v in out["final_regret"].items()}
+    return out
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _guarded(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``fn`` and turn any exception into data (it then needs no import on the client)."""
+    t0 = time.perf_counter()
+    try:
+        out = fn()
+        out.setdefault("wall_time", time.perf_counter() - t0)
+        return {"status": "ok", "record": out, "worker": _worker_name()}
+    except Exception as exc:  # noqa: BLE001 -- every failure of a task is recorded, not raised
+        tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        return {"status": "error", "error": f"{type(exc).__name__}: {exc}",
+                "traceback": "".join(tb[-6:]), "worker": _worker_name()}
+
+
+def execute_run(M: PreferenceMatrix, algorithm: str, T: int, seed: int,
+                params: dict[str, Any], checkpoints: Sequence[int] | None) -> dict[str, Any]:
+    """One sweep task, as run on a Dask worker: ``{"status", "record" | "error", "worker"}``."""
+    def _go() -> dict[str, Any]:
+        fn = resolve_algorithm(algorithm)
+        return _normalise_record(fn(M, T, seed, params, None if checkpoints is None
+                                    else list(checkpoints)))
+    return _guarded(_go)
+
+
+def execute_bounds(M: PreferenceMatrix) -> dict[str, Any]:
+    """One bound task: C* ([K16] Th. 2), C^E* ([K16] §4.2) and the upper-bound terms of ``M``.
+
+    The record holds ``c_star``, ``certificate`` (status of C*), ``c_ecw`` and ``entry``:
+    the row of :func:`duelbound.solvers.bound_table.bound_table` for ``M`` (komiyama
+    convention; C* is computed once, inside it).
+    """
+    def _go() -> dict[str, Any]:
+        bound_table, ecw_bound = _solver("bound_table"), _solver("ecw_bound")
+        t0 = time.perf_counter()
+        entry = bound_table([M]).entries[0]
+        ecw = ecw_bound(M)
+        return {"c_star": float(entry.lower), "certificate": entry.certificate,
+                "c_ecw": float(ecw.value), "entry": _plain(entry.to_dict()),
+                "ecw_bound": _plain(ecw.to_dict()), "wall_time": time.perf_counter() - t0}
+    return _guarded(_go)
+
+
+def _solver(name: str) -> Callable[..., Any]:
+    """``duelbound.solvers.<name>``: the package export, else the function of the same-named
+    module (``lower_bound`` lives in ``duelbound.solvers.lower_bound``)."""
+    import types
+
+    import duelbound.solvers as solvers
+
+    obj = getattr(solvers, name, None)
+    if callable(obj) and not isinstance(obj, types.ModuleType):
+        return obj
+    return getattr(importlib.import_module(f"duelbound.solvers.{name}"), name)
+
+
+# -- the client side -------------------------------------------------------------------------
+def local_cluster_config() -> dict[str, Any]:
+    """Dask settings of the default ``LocalCluster`` (and advised for a ``dask scheduler``).
+
+    * ``allowed-failures = 0``: a worker death fails the task at once; the sweep's
+      own retry (one resubmission) then applies, so "retried once" means once.
+    The sweep itself keeps at most one task per worker thread in flight, so a worker
+    that dies takes no innocent task with it.
+    """
+    return {"distributed.scheduler.allowed-failures": 0}
+
+
+@contextlib.contextmanager
+def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+    import dask
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except (OSError, TimeoutError) as exc:
+            raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
+                                 f"({exc})") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    n = int(workers) if workers else (os.cpu_count() or 1)
+    if n < 1:
+        raise DuelboundError(f"--workers must be positive, got {n}")
+    with dask.config.set(local_cluster_config()), \
+            LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                         dashboard_address=None, host="127.0.0.1",
+                         silence_logs=logging.CRITICAL) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+@dataclass
+class SweepResult:
+    """What a sweep did, and a handle on its store.
+
+    Attributes
+    ----------
+    store : path of the SQLite store.
+    total, skipped, completed : tasks of the grid, already in the store, finished now.
+    failed : one dict per task recorded as failed now (task fields, ``error``, ``attempts``).
+    elapsed : wall seconds of the execution phase (cluster start-up excluded).
+    throughput : completed tasks per second.
+    kind : ``"runs"`` or ``"bounds"``.
+    """
+
+    store: str
+    total: int
+    skipped: int
+    completed: int
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    elapsed: float = 0.0
+    startup: float = 0.0
+    kind: str = "runs"
+    keys: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def throughput(self) -> float:
+        return self.completed / self.elapsed if self.elapsed > 0 else math.nan
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def records(self, status: str | None = "ok") -> list[dict[str, Any]]:
+        """The rows of this sweep's tasks in the store (all of them, not only the new ones)."""
+        with SweepStore(self.store, readonly=True) as st:
+            if self.kind == "bounds":
+                rows = st.bounds(status)
+                return [r for r in rows if r["matrix_hash"] in set(self.keys)]
+            keys = set(self.keys)
+            return [r for r in st.runs(status) if r["task_key"] in keys]
+
+    def dataframe(self, status: str | None = "ok") -> Any:
+        """:meth:`records` as a pandas DataFrame (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise DuelboundError("dataframe() needs pandas (pip install pandas)") from None
+        return pd.DataFrame.from_records(self.records(status))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"store": self.store, "kind": self.kind, "total": self.total,
+                "skipped": self.skipped, "completed": self.completed, "failed": self.failed,
+                "elapsed": self.elapsed, "startup": self.startup,
+                "throughput": self.throughput}
+
+
+def _progress(total: int, enabled: bool | None, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    # enabled=None: a bar only on a terminal (tqdm's disable=None)
+    return tqdm(total=total, unit="task", desc=desc, dynamic_ncols=True, smoothing=0.1,
+                disable=None if enabled is None else not enabled, file=sys.stderr)
+
+
+class _Capacity:
+    """Threads of the cluster's live workers, refreshed at most every ``ttl`` seconds."""
+
+    def __init__(self, client: Any, ttl: float = 1.0) -> None:
+        self.client, self.ttl, self.n, self.at = client, ttl, 0, -math.inf
+
+    def get(self, force: bool = False) -> int:
+        if force or time.monotonic() - self.at > self.ttl:
+            self.n = sum(self.client.nthreads().values())
+            self.at = time.monotonic()
+        return self.n
+
+
+def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
+             on_done: Callable[[str, dict[str, Any], int], None], retries: int,
+             bar: Any, worker_wait: float = 300.0) -> int:
+    """Run every job, resubmitting a failed one up to ``retries`` times; report each outcome.
+
+    ``jobs`` maps a key to (function, args); ``on_done(key, outcome, attempts)`` is called
+    on the client, in completion order, with ``outcome["status"]`` "ok" or "error".
+    Returns the number of failures.
+
+    Why the client keeps at most one task per worker thread in flight: when a worker
+    process dies, Dask blames *every* task assigned to it; with one task per thread only
+    the task that was running is blamed, so a neighbour of a crashing task is never
+    charged an attempt.  The cost is one client round trip per task (see the benchmark).
+    """
+    from collections import deque
+
+    from dask.distributed import as_completed
+
+    def submit(key: str, attempt: int) -> Any:
+        fn, args = jobs[key]
+        return client.submit(fn, *args, key=f"{KEY_PREFIX}-{key}-{attempt}", pure=False,
+                             retries=0)
+
+    queue = deque((key, 0) for key in jobs)
+    pending: dict[Any, tuple[str, int]] = {}
+    # results are fetched by the event loop, not by one blocking call per task
+    ac = as_completed(with_results=True, raise_errors=False)
+    capacity = _Capacity(client)
+    failures = 0
+    idle_since = None
+    while queue or pending:
+        while queue and len(pending) < capacity.get():
+            key, attempt = queue.popleft()
+            fut = submit(key, attempt)
+            pending[fut] = (key, attempt)
+            ac.add(fut)
+        if not pending:  # no live worker (all restarting, or none joined yet)
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > worker_wait:
+                raise DuelboundError(f"no Dask worker available for {worker_wait:.0f} s")
+            time.sleep(0.1)
+            capacity.at = -math.inf
+            continue
+        idle_since = None
+        fut, out = next(ac)
+        key, attempt = pending.pop(fut)
+        if fut.status == "error" or not isinstance(out, dict):
+            # KilledWorker, lost data: (type, exception, traceback); or CancelledError
+            exc = out[1] if isinstance(out, tuple) else out
+            out = {"status": "error", "error": f"{type(exc).__name__}: {exc}",
+                   "worker": None}
+        fut.release()
+        if out["status"] != "ok" and attempt < retries:
+            queue.appendleft((key, attempt + 1))
+            capacity.at = -math.inf  # a worker may have died: recount before submitting
+            continue
+        failures += out["status"] != "ok"
+        on_done(key, out, attempt + 1)
+        bar.update(1)
+        if failures:
+            bar.set_postfix(failed=failures, refresh=False)
+    return failures
+
+
+def _failed_rows(store: str | Path, key: str) -> list[dict[str, Any]]:
+    with SweepStore(store, readonly=True) as st:
+        return [dict(r) for r in st._conn.execute(
+            "SELECT error, attempts FROM runs WHERE task_key = ? AND status = 'failed'", (key,))]
+
+
+def _prepare(store: str | Path, matrices: Sequence[PreferenceMatrix]) -> None:
+    with SweepStore(store) as st:
+        for M in matrices:
+            st.add_matrix(M)
+
+
+def sweep(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: int, runs: int,
+          seed: int, store: str | Path, *, params: dict[str, dict[str, Any]] | None = None,
+          checkpoints: Sequence[int] | None = None, scheduler: str | None = None,
+          workers: int | None = None, retries: int = 1, retry_failed: bool = True,
+          progress: bool | None = False) -> SweepResult:
+    """Run (or resume) a simulation sweep; every finished task is committed to ``store``.
+
+    Parameters
+    ----------
+    matrices, algorithms, T, runs, seed
+        The grid: one task per (matrix, algorithm, run r < runs); run r uses the
+        seed ``derive_seed(seed, matrix.content_hash(), algorithm, r)`` and calls
+        ``duelbound.checks.simulator.run_single`` (or a ``"module:callable"`` plugin).
+    store : path of the SQLite store (created if missing).
+    params : algorithm name -> parameter dict passed to ``run_single``.
+    checkpoints : t values at which the cumulative regret is recorded (default: the
+        simulator's log-spaced ones).
+    scheduler : address ``tcp://host:port`` of an existing Dask scheduler; default: an
+        in-process ``LocalCluster`` with ``workers`` processes (default: the CPU count).
+    retries : resubmissions of a failing task before it is recorded as failed.
+    retry_failed : re-run tasks recorded as failed by an earlier sweep (else skip them).
+    progress : tqdm bar on stderr (True/False; None: only on a terminal).
+
+    Returns
+    -------
+    SweepResult
+        Counts, failures, timing; ``.records()`` loads the rows of the whole grid.
+
+    Notes
+    -----
+    Only the client process writes the store (one transaction per task), so the
+    store may live on a local disk even when the workers are on other hosts.
+    """
+    tasks = grid(matrices, algorithms, T, runs, seed, params, checkpoints)
+    _prepare(store, matrices)
+    with SweepStore(store) as st:
+        old_failed = set() if retry_failed else st.keys("failed")
+        done = st.keys("ok") | old_failed
+    by_hash = {M.content_hash(): M for M in matrices}
+    todo = {t.task_key: t for t in tasks if t.task_key not in done}
+    result = SweepResult(str(store), total=len(tasks), skipped=len(tasks) - len(todo),
+                         completed=0, keys=[t.task_key for t in tasks])
+    # failures kept from an earlier sweep are still failures of this grid
+    result.failed += [{**t.to_dict(), "error": "(earlier sweep) " + r["error"],
+                       "attempts": r["attempts"]}
+                      for t in tasks if t.task_key in old_failed
+                      for r in _failed_rows(store, t.task_key)]
+    if not todo:
+        return result
+    jobs = {k: (execute_run, (by_hash[t.matrix_hash], t.algorithm, t.T, t.seed, t.params,
+                              t.checkpoints)) for k, t in todo.items()}
+    with SweepStore(store) as st:
+        def on_done(key: str, out: dict[str, Any], attempts: int) -> None:
+            t = todo[key].to_dict()
+            if out["status"] == "ok":
+                st.write_run(t, status="ok", attempts=attempts, record=out["record"],
+                             worker=out.get("worker"))
+                result.completed += 1
+            else:
+                st.write_run(t, status="failed", attempts=attempts, error=out["error"],
+                             worker=out.get("worker"))
+                result.failed.append({**t, "error": out["error"], "attempts": attempts})
+
+        t0 = time.perf_counter()
+        with _client(scheduler, workers) as client:
+            result.startup = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            with _progress(len(todo), progress, "sweep") as bar:
+                _execute(client, jobs, on_done, retries, bar)
+            result.elapsed = time.perf_counter() - t1
+    return result
+
+
+def bounds_sweep(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
+                 scheduler: str | None = None, workers: int | None = None, retries: int = 1,
+                 retry_failed: bool = True, progress: bool | None = False) -> SweepResult:
+    """C* and C^E* of many matrices as Dask tasks, committed to ``store`` (table ``bounds``).
+
+    Resumable like :func:`sweep`: matrices whose bounds are in the store are skipped.
+    """
+    if not matrices:
+        raise DuelboundError("give at least one matrix")
+    _prepare(store, matrices)
+    with SweepStore(store) as st:
+        done = st.keys("ok", "bounds") | (set() if retry_failed
+                                          else st.keys("failed", "bounds"))
+    by_hash = {M.content_hash(): M for M in matrices}
+    todo = {h: M for h, M in by_hash.items() if h not in done}
+    result = SweepResult(str(store), total=len(by_hash), skipped=len(by_hash) - len(todo),
+                         completed=0, kind="bounds", keys=list(by_hash))
+    if not todo:
+        return result
+    with SweepStore(store) as st:
+        def on_done(h: str, out: dict[str, Any], attempts: int) -> None:
+            if out["status"] == "ok":
+                st.write_bounds(h, status="ok", attempts=attempts, result=out["record"])
+                result.completed += 1
+            else:
+                st.write_bounds(h, status="failed", attempts=attempts, error=out["error"])
+                result.failed.append({"matrix_hash": h, "name": todo[h].name,
+                                      "error": out["error"], "attempts": attempts})
+
+        t0 = time.perf_counter()
+        with _client(scheduler, workers) as client:
+            result.startup = time.perf_counter() - t0
+            t1 = time.perf_counter()
+            with _progress(len(todo), progress, "bounds") as bar:
+                _execute(client, {h: (execute_bounds, (M,)) for h, M in todo.items()},
+                         on_done, retries, bar)
+            result.elapsed = time.perf_counter() - t1
+    return result
+
+
+# -- reports ---------------------------------------------------------------------------------
+def _bound_values(store: SweepStore, matrices: dict[str, PreferenceMatrix],
+                  ) -> tuple[dict[str, dict[str, float | None]], list[str]]:
+    """C*, C^E* (komiyama convention) per matrix: from the store's bound rows, else computed.
+
+    Returns the values and the reasons for values that are missing.
+    """
+    stored = {r["matrix_hash"]: r for r in store.bounds("ok")}
+    out, missing = {}, []
+    for h, M in matrices.items():
+        if h in stored:
+            out[h] = {"c_star": stored[h]["c_star"], "c_ecw": stored[h]["c_ecw"]}
+            continue
+        vals: dict[str, float | None] = {"c_star": None, "c_ecw": None}
+        for key, name in (("c_star", "lower_bound"), ("c_ecw", "ecw_bound")):
+            try:
+                fn = _solver(name)
+            except (ImportError, AttributeError):
+                missing.append(f"duelbound.solvers.{name} is not available")
+                continue
+            try:
+                vals[key] = float(fn(M).value)
+            except DuelboundError as exc:
+                missing.append(f"{name} failed on {M.name or h[:12]}: {exc}")
+        out[h] = vals
+    return out, sorted(set(missing))
+
+
+def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str, Any]]:
+    """One dict per (matrix, algorithm, params, T) of the store's runs.
+
+    Keys: ``matrix``, ``matrix_hash``, ``K``, ``algorithm``, ``params``, ``T``, ``runs``
+    (finished), ``failed``, ``mean``, ``std`` (ddof = 1), ``q10``, ``median``, ``q90``
+    of the final regret in ``convention``, ``per_log_T`` = mean / ln T, ``c_star`` and
+    ``c_ecw`` (C* and C^E* of [K16] Th. 2 / §4.2, komiyama convention, converted by
+    ``conversion_factor`` when a constant factor exists, else None), ``ratio`` =
+    per_log_T / C*, and ``notes`` (why a bound is missing).
+    """
+    import numpy as np
+
+    from duelbound.theory.regret import check_convention, conversion_factor
+
+    from .store import CONVENTION_COLUMNS
+
+    check_convention(convention)
+    col = CONVENTION_COLUMNS[convention]
+    with SweepStore(store, readonly=True) as st:
+        matrices = st.matrices()
+        rows = st.runs(None, decode=False, fields=["matrix_hash", "algorithm", "params", "T",
+                                                  "status", col])
+        bounds, notes = _bound_values(st, {h: M for h, M in matrices.items()
+                                           if any(r["matrix_hash"] == h for r in rows)})
+    try:
+        factor: float | None = conversion_factor("komiyama", convention)
+    except DuelboundError:
+        factor = None
+    groups: dict[tuple, dict[str, Any]] = {}
+    for r in rows:
+        g = groups.setdefault((r["matrix_hash"], r["algorithm"], r["params"], r["T"]),
+                              {"values": [], "failed": 0})
+        if r["status"] == "ok":
+            g["values"].append(r[col])
+        else:
+            g["failed"] += 1
+    out = []
+    for (h, alg, params, T), g in groups.items():
+        v = np.asarray(g["values"], dtype=np.float64)
+        M = matrices[h]
+        b = bounds[h]
+        conv = {k: (None if b[k] is None or factor is None else b[k] * factor)
+                for k in ("c_star", "c_ecw")}
+        n = v.size
+        mean = float(v.mean()) if n else None
+        per_log = mean / math.log(T) if (n and T > 1) else None
+        q10, med, q90 = (np.quantile(v, [0.1, 0.5, 0.9]).tolist() if n else (None,) * 3)
+        out.append({
+            "matrix": M.name or h[:12], "matrix_hash": h, "K": M.K, "algorithm": alg,
+            "params": json.loads(params), "T": T, "runs": n, "failed": g["failed"],
+            "mean": mean, "std": float(v.std(ddof=1)) if n > 1 else None,
+            "q10": q10, "median": med, "q90": q90, "per_log_T": per_log,
+            **conv,
+            "ratio": (per_log / conv["c_star"]) if (per_log is not None and conv["c_star"])
+            else None,
+            "notes": notes,
+        })
+    out.sort(key=lambda d: (d["matrix"], d["matrix_hash"], d["algorithm"], d["T"],
+                            json.dumps(d["params"], sort_keys=True)))
+    return out
+
+
+def report_table(store: str | Path, convention: str = "komiyama") -> Any:
+    """The sweep summary as a :class:`duelbound.solvers.tables.Table` (same renderers as the
+    bound tables)."""
+    from duelbound.solvers.tables import Column, Table
+
+    summary = summarise(store, convention)
+    foot = {
+        "a": "mean and sample std (ddof = 1) of the final cumulative regret R(T) over the "
+             "finished runs; q10/median/q90 are linear-interpolation quantiles",
+        "b": "R(T) / ln T: an empirical ratio at a finite horizon, not a limit",
+        "c": "[K16] Theorem 2 lower-bound constant C* and ECW-RMED constant C^E* (§4.2), "
+             "coefficients of log T, computed by duelbound.solvers",
+    }
+    notes = []
+    if convention != "komiyama":
+        notes.append("C* and C^E* are stated in the komiyama convention by [K16]; "
+                     + ("converted by the constant factor of theory.regret.conversion_factor."
+                        if convention == "zoghi" else
+                        "no constant factor converts them to this convention, so they are "
+                        "not shown."))
+    missing = sorted({m for row in summary for m in row["notes"]})
+    notes += [f"missing bound: {m}" for m in missing]
+    cols = [Column("matrix", "matrix", align="l"), Column("K", "K"),
+            Column("algorithm", "algorithm", align="l"), Column("T", "T", fmt="d"),
+            Column("runs", "runs"), Column("failed", "failed"),
+            Column("mean", "mean R(T)", notes=("a",), fmt=".4g"),
+            Column("std", "std", notes=("a",), fmt=".3g"),
+            Column("q10", "q10", fmt=".4g"), Column("median", "median", fmt=".4g"),
+            Column("q90", "q90", fmt=".4g"),
+            Column("per_log_T", "R(T)/ln T", notes=("b",), fmt=".4g"),
+            Column("c_star", "C*", unit="x log T", notes=("c",), fmt=".4g"),
+            Column("c_ecw", "C^E*", unit="x log T", notes=("c",), fmt=".4g"),
+            Column("ratio", "(R(T)/ln T)/C*", notes=("b",), fmt=".3g")]
+    rows = []
+    for s in summary:
+        alg = s["algorithm"] + (f" {json.dumps(s['params'], sort_keys=True)}"
+                                if s["params"] else "")
+        rows.append({c.key: (alg if c.key == "algorithm" else s[c.key]) for c in cols})
+    return Table("Sweep results: final regret per matrix and algorithm", cols, rows,
+                 footnotes=foot, convention=convention, notes=notes)
+
+
+def bounds_report_table(store: str | Path) -> Any:
+    """The rows of a ``--bounds-only`` sweep as a :class:`~duelbound.solvers.tables.Table`:
+    C* with its certificate status, C^E*, and every upper-bound term of the bound table in
+    the komiyama convention, labelled by kind."""
+    from duelbound.solvers.tables import Cell, Column, Table
+
+    with SweepStore(store, readonly=True) as st:
+        names = st.matrix_names()
+        rows = st.bounds("ok")
+    foot = {"c": "[K16] Theorem 2 lower-bound constant C* and ECW-RMED constant C^E* "
+                 "(§4.2), coefficients of log T, komiyama convention",
+            "o": "order term (no constant): not comparable with C*",
+            "l": "coefficient of log log T"}
+    cols = [Column("matrix", "matrix", align="l"), Column("K", "K"),
+            Column("c_star", "C*", unit="x log T", notes=("c",), fmt=".6g"),
+            Column("certificate", "C* certificate", align="l"),
+            Column("c_ecw", "C^E*", unit="x log T", notes=("c",), fmt=".6g")]
+    body = []
+    for r in rows:
+        res = r["result"]
+        row: dict[str, Any] = {"matrix": names.get(r["matrix_hash"], r["matrix_hash"][:12]),
+                               "K": res["entry"]["K"], "c_star": r["c_star"],
+                               "certificate": res.get("certificate"), "c_ecw": r["c_ecw"]}
+        for b in res["entry"]["bounds"]:
+            key = f"bound:{b['name']}"
+            if key not in {c.key for c in cols}:
+                cols.append(Column(key, b["name"], unit=f"x {b['multiplies']}", fmt=".4g"))
+            note = {"order term (no constant)": ("o",),
+                    "coefficient of log log T": ("l",)}.get(b["kind"], ())
+            row[key] = Cell(b["converted"]["value"], notes=note)
+        body.append(row)
+    return Table("Bound sweep: C*, C^E* and upper-bound terms per matrix", cols, body,
+                 footnotes=foot, convention="komiyama")
+
+
+def plot_report(store: str | Path, path: str | Path, convention: str = "komiyama") -> None:
+    """Mean regret curves per algorithm (one panel per matrix and T) with C*·ln t.
+
+    Runs whose checkpoints differ from the group's first run are left out of the mean.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    summary = {(s["matrix_hash"], s["T"]): s for s in summarise(store, convention)}
+    with SweepStore(store, readonly=True) as st:
+        names = st.matrix_names()
+        curves: dict[tuple, dict[str, list]] = {}
+        for r in st.iter_runs("ok", fields=["matrix_hash", "algorithm", "params", "T",
+                                            "checkpoints", "regret"]):
+            key = (r["matrix_hash"], r["T"])
+            alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r["params"] else "")
+            curves.setdefault(key, {}).setdefault(alg, []).append(
+                (r["checkpoints"], r["regret"][convention]))
+    if not curves:
+        raise DuelboundError(f"{store} holds no finished run to plot")
+    fig, axes = plt.subplots(1, len(curves), figsize=(5.5 * len(curves), 4.2), squeeze=False)
+    for ax, (key, algs) in zip(axes[0], sorted(curves.items()), strict=True):
+        for alg, runs in sorted(algs.items()):
+            cps = runs[0][0]
+            ys = np.array([y for c, y in runs if c == cps], dtype=np.float64)
+            ax.plot(cps, ys.mean(axis=0), label=f"{alg} (n={len(ys)})")
+        c_star = summary[key]["c_star"]
+        t = np.geomspace(2, key[1], 200)
+        if c_star is not None:
+            ax.plot(t, c_star * np.log(t), "k--", label="C* ln t")
+        ax.set_xscale("log")
+        ax.set_xlabel("t")
+        ax.set_ylabel(f"mean cumulative regret ({convention})")
+        ax.set_title(f"{names.get(key[0], key[0][:12])}, T = {key[1]}")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)

@@ -1,0 +1,226 @@
+"""LP formulations of C*_{i1} = min Σ r_ij q_ij over R_{i1} ([K16] Theorem 2; SPEC §2).
+
+All formulations work in the evidence variables x_p = q_p d_p ∈ [0, 1], one per
+unordered pair p = {a, b} (better conditioned than q: every constraint has 0/1
+coefficients and right-hand side 1); the cost of x_p is c_p = r_p / d_p and
+q_p = x_p / d_p is reported.  Pairs {j, i1} with j ∈ S_{i1} occur in no
+constraint and are left out (q* = 0 there).
+
+Three ways to write the constraints, all as plain sparse arrays (``LPData``):
+
+* **compact** (SPEC §2): "the m smallest of the x_j, j ∈ A, sum to ≥ t" holds iff
+  some λ, u ≥ 0 have mλ − Σ_j u_j ≥ t and u_j ≥ λ − x_j (LP duality for the
+  m-subset polytope).  One block (λ, u) per distinct (set, m); blocks are shared
+  between the (i2, l, case) rows that use them.  λ, u ∈ [0, 1] loses nothing
+  (λ = the m-th smallest x, u_j = (λ − x_j)^+ are feasible) and makes every
+  column boxed, which the certified-interval bound needs.
+* **rows** from the sorting oracle (row generation) and
+* **explicit** enumeration of every (i2, l, I, S) (reference for small K).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from .oracle import l_range_core, losses_core
+
+__all__ = ["PairIndex", "LPData", "pair_index", "compact_lp", "rows_lp", "explicit_rows",
+           "explicit_count", "constraint_families"]
+
+
+@dataclass
+class PairIndex:
+    """Column numbering of the pair variables x_p for one Copeland winner."""
+
+    pairs: np.ndarray  # (P, 2) int, a < b
+    pid: np.ndarray  # (K, K) int, −1 for pairs left out
+    cost: np.ndarray  # (P,) c_p = r_p / d_p
+    d: np.ndarray  # (P,) d_p
+
+
+def pair_index(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int) -> PairIndex:
+    """Pairs in some constraint of R_{i1}: all but {j, i1} with j ∈ S_{i1}."""
+    K = mu.shape[0]
+    a, b = np.triu_indices(K, 1)
+    keep = ~(((a == i1) & (mu[i1, b] < 0.5)) | ((b == i1) & (mu[i1, a] < 0.5)))
+    a, b = a[keep], b[keep]
+    pid = np.full((K, K), -1, dtype=np.int64)
+    pid[a, b] = np.arange(a.size)
+    pid[b, a] = np.arange(a.size)
+    dd = d[a, b]
+    return PairIndex(np.stack([a, b], axis=1), pid, r[a, b] / dd, dd)
+
+
+@dataclass
+class LPData:
+    """min c·v s.t. A v ≥ row_lb, lb ≤ v ≤ ub; the first ``n_pairs`` columns are x."""
+
+    c: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    row_lb: np.ndarray
+    n_pairs: int
+    row_keys: list = field(default_factory=list)  # (i2, l, case) or None (block rows)
+    blocks: list = field(default_factory=list)  # (λ col, u cols, member x cols, count)
+
+    @property
+    def n_rows(self) -> int:
+        return self.row_lb.size
+
+    @property
+    def n_cols(self) -> int:
+        return self.c.size
+
+
+def constraint_families(mu: np.ndarray, i1: int):
+    """Yield (i2, l, case, A, m, B, s) for every (i2, l, case) with constraints (SPEC §2).
+
+    The constraints of the family are x_{i1 i2} [case 1] + Σ_{j∈I'} x_{i1 j} +
+    Σ_{j∈S} x_{i2 j} ≥ 1 over all I' ⊆ A with |I'| = m and S ⊆ B with |S| = s.
+    """
+    K = mu.shape[0]
+    L = losses_core(mu)
+    l0, lmax = l_range_core(L)
+    l1 = int(L[i1])
+    inf_i1 = [j for j in range(K) if j != i1 and mu[i1, j] > 0.5]
+    for i2 in range(K):
+        if i2 == i1:
+            continue
+        A = [j for j in inf_i1 if j != i2]
+        B = [j for j in range(K) if j not in (i1, i2) and mu[i2, j] < 0.5]
+        i2_in = mu[i1, i2] > 0.5
+        for l in range(l0, lmax + 1):
+            m = l + 1 - l1
+            if m < 0:
+                continue
+            s = max(0, int(L[i2]) - l)
+            if m <= len(A) and s <= len(B):
+                yield i2, l, 0, A, m, B, s
+            s2 = max(0, int(L[i2]) - l - 1)
+            if i2_in and m >= 1 and m - 1 <= len(A) and s2 <= len(B):
+                yield i2, l, 1, A, m - 1, B, s2
+
+
+def explicit_count(mu: np.ndarray, i1: int) -> int:
+    """Exact number of constraints of R_{i1} (big integer): Σ C(|A|, m) C(|B|, s)."""
+    return sum(comb(len(A), m) * comb(len(B), s)
+               for _, _, _, A, m, B, s in constraint_families(mu, i1))
+
+
+def explicit_rows(mu: np.ndarray, i1: int, px: PairIndex):
+    """Yield (key, pair columns) for every constraint of R_{i1}, key = (i2, l, case)."""
+    for i2, l, case, A, m, B, s in constraint_families(mu, i1):
+        head = [px.pid[i1, i2]] if case == 1 else []
+        for I in combinations(A, m):
+            left = head + [px.pid[i1, j] for j in I]
+            for S in combinations(B, s):
+                yield (i2, l, case), left + [px.pid[i2, j] for j in S]
+
+
+_LINK = np.array([1.0, -1.0, 1.0])
+
+
+class _Builder:
+    """Accumulates columns and ≥-rows as arrays (no per-term Python objects)."""
+
+    def __init__(self, px: PairIndex):
+        P = px.pairs.shape[0]
+        self.c = [px.cost]
+        self.lb = [np.zeros(P)]
+        self.ub = [np.ones(P)]
+        self.ncols = P
+        self.row_cols: list[np.ndarray] = []
+        self.row_vals: list[np.ndarray] = []
+        self.row_lb: list[float] = []
+        self.row_keys: list = []
+        self.blocks: list = []
+
+    def new_cols(self, n: int) -> np.ndarray:
+        cols = np.arange(self.ncols, self.ncols + n)
+        self.ncols += n
+        self.c.append(np.zeros(n))
+        self.lb.append(np.zeros(n))
+        self.ub.append(np.ones(n))
+        return cols
+
+    def add_row(self, cols: np.ndarray, vals: np.ndarray, lb: float, key) -> None:
+        self.row_cols.append(np.asarray(cols, dtype=np.int64))
+        self.row_vals.append(np.asarray(vals, dtype=np.float64))
+        self.row_lb.append(lb)
+        self.row_keys.append(key)
+
+    def add_link_rows(self, u: np.ndarray, lam: int, xcols: np.ndarray) -> None:
+        """Rows u_j − λ + x_j ≥ 0 of one block, as one (n, 3) slab."""
+        n = u.size
+        self.row_cols.extend(np.stack([u, np.full(n, lam), xcols], axis=1))
+        self.row_vals.extend([_LINK] * n)
+        self.row_lb.extend([0.0] * n)
+        self.row_keys.extend([None] * n)
+
+    def finish(self, n_pairs: int) -> LPData:
+        lens = np.array([c.size for c in self.row_cols], dtype=np.int64)
+        indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+        indices = (np.concatenate(self.row_cols) if self.row_cols
+                   else np.zeros(0, dtype=np.int64))
+        data = np.concatenate(self.row_vals) if self.row_vals else np.zeros(0)
+        return LPData(np.concatenate(self.c), np.concatenate(self.lb), np.concatenate(self.ub),
+                      indptr, indices, data, np.array(self.row_lb, dtype=np.float64),
+                      n_pairs, self.row_keys, self.blocks)
+
+
+def compact_lp(mu: np.ndarray, i1: int, px: PairIndex, families: set | None = None) -> LPData:
+    """The compact extended formulation of R_{i1} (SPEC §2), size O(K³) at worst.
+
+    ``families`` (a set of (i2, l, case)) keeps only those rows: a relaxation, used
+    by the family-generation method.
+    """
+    bld = _Builder(px)
+    cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def block(owner: int, members: list[int], count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(cols, coefs) of an expression ≤ the sum of the `count` smallest x_{owner j}."""
+        key = (owner, tuple(members), count)
+        if key in cache:
+            return cache[key]
+        xcols = px.pid[owner, members] if members else np.zeros(0, dtype=np.int64)
+        if count == 0:
+            out = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        elif count == len(members):
+            out = (xcols, np.ones(len(members)))
+        else:
+            n = len(members)
+            cols = bld.new_cols(n + 1)
+            lam, u = cols[0], cols[1:]
+            bld.add_link_rows(u, lam, xcols)
+            bld.blocks.append((int(lam), u, xcols, count))
+            out = (cols, np.concatenate([[float(count)], -np.ones(n)]))
+        cache[key] = out
+        return out
+
+    for i2, l, case, A, m, B, s in constraint_families(mu, i1):
+        if families is not None and (i2, l, case) not in families:
+            continue
+        ca, va = block(i1, A, m)
+        cb, vb = block(i2, B, s)
+        cols = [ca, cb]
+        vals = [va, vb]
+        if case == 1:
+            cols.append(np.array([px.pid[i1, i2]]))
+            vals.append(np.array([1.0]))
+        bld.add_row(np.concatenate(cols), np.concatenate(vals), 1.0, (i2, l, case))
+    return bld.finish(px.pairs.shape[0])
+
+
+def rows_lp(px: PairIndex, rows: list[tuple[tuple, list[int]]]) -> LPData:
+    """The LP over x with the given explicit rows (row generation, enumeration)."""
+    bld = _Builder(px)
+    for key, cols in rows:
+        bld.add_row(np.asarray(cols), np.ones(len(cols)), 1.0, key)
+    return bld.finish(px.pairs.shape[0])

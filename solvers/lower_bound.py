@@ -1,0 +1,337 @@
+"""The asymptotic regret lower bound C* of [K16] Theorem 2 (SPEC §2).
+
+C*_{i1} = min Σ_{pairs} r_ij q_ij over q ∈ R_{i1} (komiyama regret), for every
+Copeland winner i1, and C* = min_{i1} C*_{i1}: every strongly consistent algorithm
+has E[R(T)] ≥ C* log T − o(log T), and CW-RMED attains it.
+
+Examples
+--------
+>>> from duelbound.theory import examples
+>>> from duelbound.solvers import lower_bound
+>>> res = lower_bound(examples.load("cyclic"))
+>>> round(res.value, 4), res.certificate["status"]
+(27.5487, 'exact')
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from duelbound.theory import structure as st
+from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameError
+from duelbound.theory.matrix import PreferenceMatrix
+from duelbound.theory.regret import regret_matrix
+
+from .formulations import (
+    LPData,
+    PairIndex,
+    compact_lp,
+    explicit_count,
+    explicit_rows,
+    pair_index,
+    rows_lp,
+)
+from .lp import LPSolution, PulpLP
+from .oracle import (
+    Constraint,
+    cw_oracle_core,
+    family_constraints,
+    l_range_core,
+    losses_core,
+    tight_constraints,
+)
+
+__all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUMERATE_MAX_ROWS",
+           "AUTO_METHOD"]
+
+METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
+#: ``method="auto"`` picks this one (the faster in benchmarks/bench_lower_bound.py).
+AUTO_METHOD = "compact"
+#: ``certify=None`` certifies up to this K (about 1 s there; see docs/lower_bound.md).
+CERTIFY_MAX_K = 20
+#: ``method="enumerate"`` refuses when one winner's R_{i1} has more constraints than this.
+ENUMERATE_MAX_ROWS = 20_000
+#: Row generation stops when no constraint is violated by more than this.
+ROWGEN_TOL = 1e-9
+ROWGEN_MAX_ROUNDS = 1_000
+
+
+@dataclass
+class LowerBoundResult:
+    """C* ([K16] Theorem 2) with its allocation, evidence, statistics and certificate.
+
+    Attributes
+    ----------
+    value : float
+        C* = min over Copeland winners of C*_{i1} (komiyama convention): the
+        coefficient of log T in the regret lower bound.
+    per_winner : dict of int to float
+        C*_{i1} for every Copeland winner.
+    winners : list of int
+        The minimising winners.
+    allocation : numpy.ndarray
+        q* (K×K, symmetric) of the first minimising winner: N_ij(T) ≈ q*_ij log T.
+    allocations : dict of int to numpy.ndarray
+        q* of every Copeland winner.
+    evidence : numpy.ndarray
+        x* = q*·d of the first minimising winner (in [0, 1]).
+    tight : dict of int to list of Constraint
+        Constraints of R_{i1} tight at x* (one per (i2, l, case)), every winner.
+    stats : dict
+        method, backend, rounds, LP solves, rows in the LP, rows generated,
+        explicit constraint count, wall time.
+    certificate : dict
+        ``status`` in {"exact", "interval", "uncertified", "failed"} with the
+        exact rationals (as strings) or interval; per-winner details.
+    symbolic : object or None
+        sympy expression of C* in the d_ij (``symbolic=True``).
+    """
+
+    value: float
+    per_winner: dict[int, float]
+    winners: list[int]
+    allocation: np.ndarray
+    allocations: dict[int, np.ndarray] = field(repr=False)
+    evidence: np.ndarray = field(repr=False)
+    tight: dict[int, list[Constraint]] = field(repr=False)
+    stats: dict[str, Any] = field(default_factory=dict)
+    certificate: dict[str, Any] = field(default_factory=dict)
+    symbolic: Any = None
+    convention: str = "komiyama"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "per_winner": {str(k): v for k, v in self.per_winner.items()},
+            "winners": list(self.winners),
+            "allocation": self.allocation.tolist(),
+            "allocations": {str(k): v.tolist() for k, v in self.allocations.items()},
+            "evidence": self.evidence.tolist(),
+            "tight": {str(k): [c.to_dict() for c in v] for k, v in self.tight.items()},
+            "stats": self.stats,
+            "certificate": {**self.certificate,
+                            "per_winner": {str(k): v for k, v in
+                                           self.certificate.get("per_winner", {}).items()}},
+            "symbolic": None if self.symbolic is None else str(self.symbolic),
+            "convention": self.convention,
+            "source": "[K16] Theorem 2 (SPEC Sec. 2)",
+        }
+
+
+@dataclass
+class WinnerSolve:
+    """One winner's LP: data, solution, pair numbering, statistics (used by the certificate)."""
+
+    i1: int
+    px: PairIndex
+    data: LPData
+    sol: LPSolution
+    x: np.ndarray  # pair evidence vector
+    stats: dict[str, Any]
+
+
+def _full(px: PairIndex, vec: np.ndarray, K: int) -> np.ndarray:
+    out = np.zeros((K, K))
+    a, b = px.pairs[:, 0], px.pairs[:, 1]
+    out[a, b] = vec
+    out[b, a] = vec
+    return out
+
+
+def _solve_compact(mu, i1, px, backend):
+    data = compact_lp(mu, i1, px)
+    sol = PulpLP(data, backend).solve()
+    return data, sol, {"rounds": 1, "lp_solves": 1, "rows": data.n_rows,
+                       "rows_generated": 0, "columns": data.n_cols}
+
+
+def _oracle_rows(mu, i1, px, x_full, tol, ties: int = 1):
+    """Rows of every (i2, l, case) whose smallest left-hand side is < 1 − tol.
+
+    ``ties`` > 1 adds up to that many tightest subsets per family (choices among
+    equal x values), which saves rounds when the optimum has many ties.
+    """
+    V = cw_oracle_core(mu, i1, x_full)
+    l0 = l_range_core(losses_core(mu))[0]
+    keys, rows = [], []
+    for i2, li, case in np.argwhere(V < 1.0 - tol):
+        key = (int(i2), int(l0 + li), int(case))
+        for c in family_constraints(mu, i1, x_full, *key, cap=ties):
+            keys.append(key)
+            rows.append(np.array([px.pid[a, b] for a, b in c.pairs()], dtype=np.int64))
+    return keys, rows
+
+
+def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
+    K = mu.shape[0]
+    keys, rows = _oracle_rows(mu, i1, px, np.zeros((K, K)), tol)
+    model = PulpLP(rows_lp(px, list(zip(keys, rows))), backend)
+    generated = len(rows)
+    for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
+        sol = model.solve()
+        x_full = _full(px, sol.v[:px.pairs.shape[0]], K)
+        keys, rows = _oracle_rows(mu, i1, px, x_full, tol)
+        if not rows:
+            break
+        model.add_rows(keys, rows)
+        generated += len(rows)
+    else:
+        raise SolverError(f"row generation did not converge in {ROWGEN_MAX_ROUNDS} rounds")
+    return model.data, sol, {"rounds": rounds, "lp_solves": model.n_solves,
+                             "rows": model.data.n_rows, "rows_generated": generated,
+                             "columns": model.data.n_cols}
+
+
+def _solve_families(mu, i1, px, backend, tol=ROWGEN_TOL):
+    """Compact blocks generated lazily: add the most violated (i2, l, case) of each i2.
+
+    Each added family enforces all its constraints at once (its compact block), so
+    few rounds are needed; the final LP is a relaxation whose optimum lies in R_{i1}.
+    """
+    K = mu.shape[0]
+    l0 = l_range_core(losses_core(mu))[0]
+    active: set = set()
+    x_full = np.zeros((K, K))
+    rounds = 0
+    while True:
+        V = cw_oracle_core(mu, i1, x_full)
+        new = set()
+        for i2 in range(K):
+            if V[i2].min() < 1.0 - tol:
+                li, case = np.unravel_index(np.argmin(V[i2]), V[i2].shape)
+                new.add((i2, int(l0 + li), int(case)))
+        if not new:
+            break
+        if rounds >= ROWGEN_MAX_ROUNDS or new <= active:
+            raise SolverError("family generation did not converge")
+        active |= new
+        data = compact_lp(mu, i1, px, families=active)
+        sol = PulpLP(data, backend).solve()
+        rounds += 1
+        x_full = _full(px, np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0), K)
+    return data, sol, {"rounds": rounds, "lp_solves": rounds, "rows": data.n_rows,
+                       "rows_generated": len(active), "columns": data.n_cols}
+
+
+def _solve_enumerate(mu, i1, px, backend):
+    n = explicit_count(mu, i1)
+    if n > ENUMERATE_MAX_ROWS:
+        raise DuelboundError(
+            f"method='enumerate' would need {n} constraints for winner {i1} (limit "
+            f"{ENUMERATE_MAX_ROWS}); use method='compact' or 'rowgen'")
+    data = rows_lp(px, list(explicit_rows(mu, i1, px)))
+    sol = PulpLP(data, backend).solve()
+    return data, sol, {"rounds": 1, "lp_solves": 1, "rows": data.n_rows,
+                       "rows_generated": 0, "columns": data.n_cols}
+
+
+_SOLVERS = {"compact": _solve_compact, "rowgen": _solve_rowgen, "families": _solve_families,
+            "enumerate": _solve_enumerate}
+
+
+def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
+                 backend: str | None = None) -> WinnerSolve:
+    """Solve the LP of C*_{i1} for one Copeland winner (no certificate)."""
+    method = AUTO_METHOD if method == "auto" else method
+    if method not in _SOLVERS:
+        raise UnknownNameError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    mu = np.ascontiguousarray(M.values)
+    d = st.divergences(M)
+    r = regret_matrix(M, "komiyama")
+    px = pair_index(mu, d, r, i1)
+    t0 = time.perf_counter()
+    data, sol, stats = _SOLVERS[method](mu, i1, px, backend)
+    # clip solver noise into the box; the certificate works on exact rationals anyway
+    x = np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0)
+    stats.update(method=method, backend=sol.backend, wall_time=time.perf_counter() - t0,
+                 explicit_constraints=str(explicit_count(mu, i1)))
+    return WinnerSolve(i1, px, data, sol, x, stats)
+
+
+def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | None = None,
+                symbolic: bool = False, backend: str | None = None) -> LowerBoundResult:
+    """The regret lower bound C* of [K16] Theorem 2 for every Copeland winner (SPEC §2).
+
+    Parameters
+    ----------
+    M : PreferenceMatrix
+        Validated matrix without ties (SPEC Assumption A).
+    method : {"auto", "compact", "rowgen", "enumerate"}
+        LP formulation: the compact extended formulation, row generation with the
+        sorting oracle, or every constraint written out (small K only).  ``"auto"``
+        is :data:`AUTO_METHOD`.
+    certify : bool, optional
+        Verify the value in exact rational arithmetic (:mod:`.certificate`);
+        default: when K ≤ :data:`CERTIFY_MAX_K`.
+    symbolic : bool
+        Also return C* as a sympy expression in the d_ij (requires an exact certificate).
+    backend : str, optional
+        PuLP solver name, ``"HiGHS"`` (default when available) or ``"PULP_CBC_CMD"``.
+
+    Returns
+    -------
+    LowerBoundResult
+
+    Raises
+    ------
+    SolverError
+        No LP solver, or the solver reports a non-optimal status.
+    DuelboundError
+        ``method="enumerate"`` on a matrix with too many constraints (the
+        message says how many).
+
+    Notes
+    -----
+    Variables are the evidences x_p = q_p d_p ∈ [0, 1] (0/1 constraint matrix,
+    right-hand sides 1); q = x/d is reported.  With several Copeland winners the
+    costs vanish on winner–winner pairs and the LP can have many optimal solutions;
+    one is reported (its value is unique).
+
+    References
+    ----------
+    [K16] Komiyama, Honda, Nakagawa, ICML 2016, Theorem 2 and §4.1.1.
+    """
+    if method not in METHODS:
+        raise UnknownNameError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    K = M.K
+    certify = K <= CERTIFY_MAX_K if certify is None else bool(certify)
+    winners = st.copeland_winners(M)
+    solves = {i1: solve_winner(M, i1, method, backend) for i1 in winners}
+    per = {i1: float(s.px.cost @ s.x) for i1, s in solves.items()}
+    internal: dict = {}
+    cert: dict[str, Any] = {"status": "uncertified",
+                            "reason": "certify=False" if not certify else ""}
+    if certify:
+        from .certificate import certify_lower_bound
+
+        cert = certify_lower_bound(M, solves)
+        internal = cert.pop("_internal")
+        for i1, c in cert["per_winner"].items():
+            if c["status"] == "exact":
+                per[i1] = c["value_float"]
+    best = min(per.values())
+    mins = [i for i in winners if per[i] == best]
+    allocs = {i1: _full(s.px, s.x / s.px.d, K) for i1, s in solves.items()}
+    stats = {
+        "method": solves[winners[0]].stats["method"],
+        "backend": solves[winners[0]].stats["backend"],
+        "per_winner": {str(i1): s.stats for i1, s in solves.items()},
+        "lp_solves": sum(s.stats["lp_solves"] for s in solves.values()),
+        "rows_generated": sum(s.stats["rows_generated"] for s in solves.values()),
+        "wall_time": time.perf_counter() - t0,
+    }
+    sym = None
+    if symbolic:
+        from .certificate import symbolic_value
+
+        sym = symbolic_value(M, solves[mins[0]], internal.get(mins[0]) if certify else None)
+    x_best = _full(solves[mins[0]].px, solves[mins[0]].x, K)
+    tight = {i1: tight_constraints(M.values, i1, _full(s.px, s.x, K))
+             for i1, s in solves.items()}
+    return LowerBoundResult(best, per, mins, allocs[mins[0]], allocs, x_best, tight, stats,
+                            cert, sym)

@@ -1,0 +1,281 @@
+"""LP back-ends: a PuLP model of :class:`~duelbound.solvers.formulations.LPData`.
+
+The PuLP model is built in bulk (one ``LpAffineExpression`` per row from a list of
+(variable, coefficient) pairs, ``LpProblem.extend``) and solved by HiGHS through
+PuLP's ``HiGHS`` interface (highspy), CBC when HiGHS is missing.  PuLP's own
+HiGHS interface adds the matrix one row at a time and cannot re-solve; the
+subclass :class:`_BulkHiGHS` loads the same arrays in one ``addRows`` call and,
+for row generation, appends only the new rows to the live HiGHS model and re-solves
+from the previous basis.  :func:`solve_direct` solves the same arrays with highspy
+and no PuLP (the benchmark's reference).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pulp
+
+from duelbound.theory.errors import SolverError
+
+from .formulations import LPData
+
+__all__ = ["LPSolution", "PulpLP", "available_backend", "solve_direct", "solve_ecw_lp"]
+
+
+@dataclass
+class LPSolution:
+    """Optimal primal/dual solution of an LPData (min, ≥ rows, boxed columns)."""
+
+    objective: float
+    v: np.ndarray  # column values
+    y: np.ndarray  # row duals (≥ 0 for ≥ rows of a minimisation)
+    dj: np.ndarray  # reduced costs
+    backend: str
+    solve_time: float
+    col_status: np.ndarray | None = None  # HiGHS basis (0 lower, 1 basic, 2 upper, ...)
+    row_status: np.ndarray | None = None
+
+
+def available_backend(preferred: str | None = None) -> str:
+    """``"HiGHS"`` if highspy is importable through PuLP, else ``"PULP_CBC_CMD"``.
+
+    Raises
+    ------
+    SolverError
+        Neither solver is available (or ``preferred`` is not).
+    """
+    have = pulp.listSolvers(onlyAvailable=True)
+    for name in ([preferred] if preferred else ["HiGHS", "PULP_CBC_CMD"]):
+        if name in have:
+            return name
+    raise SolverError(f"no LP solver available through PuLP (wanted {preferred or 'HiGHS/CBC'};"
+                      f" found {have or 'none'}); install highspy")
+
+
+def _load_highs(h, data: LPData) -> None:
+    """Columns and rows of ``data`` into a highspy model in two bulk calls."""
+    import highspy
+
+    inf = highspy.kHighsInf
+    n = data.n_cols
+    h.addCols(n, data.c, data.lb, data.ub, 0, np.zeros(0, dtype=np.int32),
+              np.zeros(0, dtype=np.int32), np.zeros(0))
+    _add_rows(h, data.row_lb, data.indptr, data.indices, data.data, inf)
+
+
+def _add_rows(h, row_lb, indptr, indices, vals, inf) -> None:
+    nr = len(row_lb)
+    if nr:
+        h.addRows(nr, np.asarray(row_lb, dtype=np.float64), np.full(nr, inf),
+                  int(indptr[-1] - indptr[0]), np.asarray(indptr[:-1] - indptr[0], dtype=np.int32),
+                  np.asarray(indices, dtype=np.int32), np.asarray(vals, dtype=np.float64))
+
+
+def _read_highs(h, backend: str, t0: float) -> LPSolution:
+    import highspy
+
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(f"LP solver (HiGHS) did not reach optimality: "
+                          f"{h.modelStatusToString(status)}")
+    sol = h.getSolution()
+    basis = h.getBasis()
+    cs = rs = None
+    if basis.valid:
+        cs = np.array([int(s) for s in basis.col_status], dtype=np.int8)
+        rs = np.array([int(s) for s in basis.row_status], dtype=np.int8)
+    return LPSolution(float(h.getInfo().objective_function_value), np.array(sol.col_value),
+                      np.array(sol.row_dual), np.array(sol.col_dual), backend,
+                      time.perf_counter() - t0, cs, rs)
+
+
+def solve_direct(data: LPData, threads: int | None = None) -> LPSolution:
+    """Solve ``data`` with highspy alone (no PuLP): the benchmark's reference time."""
+    import highspy
+
+    t0 = time.perf_counter()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if threads:
+        h.setOptionValue("threads", threads)
+    _load_highs(h, data)
+    h.run()
+    return _read_highs(h, "highspy", t0)
+
+
+class _BulkHiGHS(pulp.HiGHS):
+    """PuLP's HiGHS interface with bulk loading and in-place re-solves."""
+
+    def __init__(self, owner: PulpLP, **kwargs):
+        super().__init__(msg=False, **kwargs)
+        self._owner = owner
+
+    def buildSolverModel(self, lp):  # noqa: N802 (PuLP's name)
+        self._owner._bind_indices()
+        _load_highs(lp.solverModel, self._owner.data)
+        self._owner._loaded_rows = self._owner.data.n_rows
+
+    def findSolutionValues(self, lp):  # noqa: N802
+        # Values and duals are read as arrays by PulpLP.solve (_read_highs); PuLP's
+        # per-variable assignment (lp.variables() walks every row) would dominate the
+        # time of a row-generation round.
+        import highspy
+
+        ok = lp.solverModel.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        return ((pulp.LpStatusOptimal, pulp.LpSolutionOptimal) if ok else
+                (pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound))
+
+    def actualSolve(self, lp):  # noqa: N802
+        self.createAndConfigureSolver(lp)
+        self.buildSolverModel(lp)
+        self.callSolver(lp)
+        status, sol_status = self.findSolutionValues(lp)
+        lp.assignStatus(status, sol_status)
+        return status
+
+    def actualResolve(self, lp, **kwargs):  # noqa: N802
+        self._owner._push_rows(lp.solverModel)
+        self.callSolver(lp)
+        status, sol_status = self.findSolutionValues(lp)
+        lp.assignStatus(status, sol_status)
+        return status
+
+
+class PulpLP:
+    """A PuLP model of an LPData that can grow by rows and be re-solved (row generation).
+
+    Parameters
+    ----------
+    data : LPData
+        Columns, costs, boxes and ≥-rows.
+    backend : str, optional
+        ``"HiGHS"`` (default when available) or ``"PULP_CBC_CMD"``.
+    """
+
+    def __init__(self, data: LPData, backend: str | None = None):
+        self.backend = available_backend(backend)
+        self.data = data
+        self.prob = pulp.LpProblem("C_star", pulp.LpMinimize)
+        # zero-padded names: PuLP orders variables by name, so name order = column order
+        self.vars = [self.prob.add_variable(f"v{k:07d}", lowBound=float(lo), upBound=float(hi))
+                     for k, (lo, hi) in enumerate(zip(data.lb, data.ub))]
+        nz = np.flatnonzero(data.c)
+        self.prob.setObjective(pulp.LpAffineExpression(
+            [(self.vars[k], float(data.c[k])) for k in nz]))
+        self.cons: list[pulp.LpConstraint] = []
+        self._append_constraints(0, data.n_rows)
+        self._solver = _BulkHiGHS(self) if self.backend == "HiGHS" else \
+            pulp.PULP_CBC_CMD(msg=False)
+        self._loaded_rows = 0
+        self.n_solves = 0
+
+    def _append_constraints(self, start: int, stop: int) -> None:
+        d, V = self.data, self.vars
+        new = {}
+        for r in range(start, stop):
+            a, b = d.indptr[r], d.indptr[r + 1]
+            expr = pulp.LpAffineExpression(
+                [(V[c], float(v)) for c, v in zip(d.indices[a:b].tolist(), d.data[a:b])])
+            con = pulp.LpConstraint(expr, sense=pulp.LpConstraintGE, rhs=float(d.row_lb[r]),
+                                    name=f"r{r:07d}")
+            new[con.name] = con
+            self.cons.append(con)
+        self.prob.extend(new)
+
+    def _bind_indices(self) -> None:
+        for k, v in enumerate(self.vars):
+            v.index = k
+        for r, c in enumerate(self.cons):
+            c.index = r
+
+    def _push_rows(self, h) -> None:
+        import highspy
+
+        d = self.data
+        start = self._loaded_rows
+        if d.n_rows > start:
+            lo, hi = d.indptr[start], d.indptr[-1]
+            _add_rows(h, d.row_lb[start:], d.indptr[start:], d.indices[lo:hi], d.data[lo:hi],
+                      highspy.kHighsInf)
+            for r in range(start, d.n_rows):
+                self.cons[r].index = r
+        self._loaded_rows = d.n_rows
+
+    def add_rows(self, keys: list, rows: list[np.ndarray]) -> None:
+        """Append ≥ 1 rows with unit coefficients on the given columns."""
+        d = self.data
+        start = d.n_rows
+        lens = np.array([len(r) for r in rows], dtype=np.int64)
+        d.indptr = np.concatenate([d.indptr, d.indptr[-1] + np.cumsum(lens)])
+        d.indices = np.concatenate([d.indices, *[np.asarray(r, dtype=np.int64) for r in rows]])
+        d.data = np.concatenate([d.data, np.ones(int(lens.sum()))])
+        d.row_lb = np.concatenate([d.row_lb, np.ones(len(rows))])
+        d.row_keys.extend(keys)
+        self._append_constraints(start, d.n_rows)
+
+    def solve(self) -> LPSolution:
+        """Solve (first call) or re-solve in place after :meth:`add_rows` (HiGHS)."""
+        t0 = time.perf_counter()
+        self.n_solves += 1
+        try:
+            if self.backend == "HiGHS" and self._loaded_rows and self.prob.solverModel:
+                self._solver.actualResolve(self.prob)
+            else:
+                self.prob.solve(self._solver)
+        except pulp.PulpSolverError as exc:
+            raise SolverError(f"LP solver {self.backend} failed: {exc}") from None
+        if self.prob.status != pulp.LpStatusOptimal:
+            raise SolverError(f"LP solver {self.backend} reports status "
+                              f"{pulp.LpStatus[self.prob.status]!r}, not optimal")
+        if self.backend == "HiGHS":
+            return _read_highs(self.prob.solverModel, "pulp+HiGHS", t0)
+        v = np.array([x.varValue or 0.0 for x in self.vars])
+        y = np.array([c.pi or 0.0 for c in self.cons])
+        dj = np.array([x.dj or 0.0 for x in self.vars])
+        return LPSolution(float(self.data.c @ v), v, y, dj, "pulp+CBC",
+                          time.perf_counter() - t0)
+
+
+def solve_ecw_lp(M, i1: int) -> tuple[float, np.ndarray]:
+    """C^E*_{i1} by an LP (cross-check of [K16] Theorem 5): (4) as fixed bounds, (5) compact.
+
+    Each (5) piece "the m smallest x_{j i2}, j ∈ S_{i2} \\ {i1}, sum to ≥ 1" is
+    written with the compact block of :mod:`.formulations`.
+    """
+    from duelbound.theory import structure as st
+    from duelbound.theory.regret import regret_matrix
+
+    from .formulations import _Builder, pair_index
+
+    mu = np.ascontiguousarray(M.values)
+    d = st.divergences(M)
+    r = regret_matrix(M)
+    px = pair_index(mu, d, r, i1)
+    bld = _Builder(px)
+    K = M.K
+    L = st.losses(M)
+    for j in range(K):  # (4): x_{i1 j} = 1
+        if j != i1 and mu[i1, j] > 0.5:
+            bld.lb[0][px.pid[i1, j]] = 1.0
+    for i2 in range(K):
+        if i2 == i1:
+            continue
+        S = [j for j in range(K) if j not in (i1, i2) and mu[i2, j] < 0.5]
+        m = int(L[i2] - L[i1] + 1)
+        if len(S) < m:
+            continue
+        xc = px.pid[i2, S]
+        cols = bld.new_cols(len(S) + 1)
+        bld.add_link_rows(cols[1:], int(cols[0]), xc)
+        bld.add_row(cols, np.concatenate([[float(m)], -np.ones(len(S))]), 1.0, (i2,))
+    data = bld.finish(px.pairs.shape[0])
+    sol = PulpLP(data).solve()
+    x = sol.v[:data.n_pairs]
+    q = np.zeros((K, K))
+    a, b = px.pairs[:, 0], px.pairs[:, 1]
+    q[a, b] = x / px.d
+    q[b, a] = q[a, b]
+    return sol.objective, q

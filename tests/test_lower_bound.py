@@ -1,0 +1,153 @@
+"""C* of [K16] Theorem 2 (SPEC §2): paper values, three formulations, an independent LP."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from scipy.optimize import linprog
+from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __init__)
+
+from duelbound.cli import main
+from duelbound.solvers import in_region, lower_bound
+from duelbound.theory import PreferenceMatrix, examples, generators
+from duelbound.theory import structure as st
+from duelbound.theory.errors import DuelboundError, SolverError, TieError
+from duelbound.theory.regret import regret_matrix
+
+
+def _d_half(p: str) -> mpmath.mpf:
+    p = mpmath.mpf(p)
+    return p * mpmath.log(2 * p) + (1 - p) * mpmath.log(2 * (1 - p))
+
+
+CYCLIC_CSTAR = 1 / (2 * _d_half("0.6")) + 1 / _d_half("0.9")  # [K16] App. C
+
+
+def scipy_cstar(M, i1):
+    """C*_{i1} by scipy's HiGHS over every constraint listed from SPEC §2 (in q variables)."""
+    K = M.K
+    L = st.losses(M)
+    L1, L2 = int(np.sort(L)[0]), int(np.sort(L)[1])
+    d, r = st.divergences(M), regret_matrix(M)
+    pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
+    col = {p: k for k, p in enumerate(pairs)}
+    rows = []
+    for i2 in range(K):
+        if i2 == i1:
+            continue
+        for l in range(max(0, L1 - 1), L2 + 1):
+            for I in combinations(st.inferiors(M, i1), l + 1 - L1):
+                pool = [j for j in st.superiors(M, i2) if j != i1]
+                for S in combinations(pool, max(0, int(L[i2]) - l - (i2 in I))):
+                    row = np.zeros(len(pairs))
+                    for a, b in [(i1, j) for j in I] + [(i2, j) for j in S]:
+                        p = (min(a, b), max(a, b))
+                        row[col[p]] -= d[p]
+                    rows.append(row)
+    c = [r[p] for p in pairs]
+    bounds = [(0, 1 / d[p]) for p in pairs]
+    res = linprog(c, A_ub=np.array(rows), b_ub=-np.ones(len(rows)), bounds=bounds,
+                  method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("method", ["compact", "rowgen", "enumerate"])
+def test_cyclic_paper_value(method):
+    res = lower_bound(examples.load("cyclic"), method=method, certify=True)
+    assert res.value == pytest.approx(float(CYCLIC_CSTAR), rel=1e-9)
+    assert res.certificate["status"] == "exact"
+    q = res.allocation  # [K16] App. C: N_1j = log T / (2 d(0.6)), N_23 = log T /(2 d(0.9))
+    assert q[0, 1] == pytest.approx(float(1 / (2 * _d_half("0.6"))), rel=1e-9)
+    assert q[1, 2] == pytest.approx(float(1 / (2 * _d_half("0.9"))), rel=1e-9)
+
+
+def test_cyclic_symbolic_form_simplifies_to_paper_expression():
+    res = lower_bound(examples.load("cyclic"), symbolic=True)
+    dp = lambda p: p * sympy.log(2 * p) + (1 - p) * sympy.log(2 * (1 - p))  # noqa: E731
+    expected = 1 / (2 * dp(sympy.Rational(3, 5))) + 1 / dp(sympy.Rational(9, 10))
+    assert sympy.simplify(sympy.expand_log(res.symbolic - expected, force=True)) == 0
+    assert float(res.symbolic) == pytest.approx(float(CYCLIC_CSTAR), rel=1e-12)
+
+
+@settings(max_examples=25)
+@given(matrices(max_k=6))
+def test_three_formulations_and_independent_lp_agree(M):
+    vals = {m: lower_bound(M, method=m, certify=False)
+            for m in ("compact", "rowgen", "families", "enumerate")}
+    for i1 in st.copeland_winners(M):
+        ref = scipy_cstar(M, i1)
+        for m, res in vals.items():
+            assert res.per_winner[i1] == pytest.approx(ref, rel=1e-7, abs=1e-9), m
+
+
+@settings(max_examples=15)
+@given(matrices(max_k=6))
+def test_allocation_is_feasible_and_zero_on_unused_pairs(M):
+    res = lower_bound(M, certify=False)
+    d = st.divergences(M)
+    for i1, q in res.allocations.items():
+        assert np.allclose(q, q.T)
+        assert in_region(M, i1, q * d, kind="cw", tol=1e-7)
+        for j in st.superiors(M, i1):
+            assert q[i1, j] == 0.0  # pairs (j, i1), j ∈ S_{i1}: in no constraint
+        for c in res.tight[i1]:  # reported tight records really are tight
+            assert sum(q[a, b] * d[a, b] for a, b in c.pairs()) == pytest.approx(1, abs=1e-6)
+
+
+def test_several_winners_value_from_equal_ecw():
+    """multi_winner has C = 3: [K16] (9) gives C*_{i1} = C^E*_{i1} (threshold, no LP)."""
+    from duelbound.solvers import ecw_bound
+
+    M = examples.load("multi_winner")
+    res, e = lower_bound(M), ecw_bound(M)
+    for i1 in st.copeland_winners(M):
+        assert res.per_winner[i1] == pytest.approx(e.per_winner[i1], rel=1e-9)
+    assert res.certificate["status"] == "exact"
+
+
+def test_enumerate_refuses_large_and_states_count():
+    M = generators.random_matrix(24, 1)
+    with pytest.raises(DuelboundError, match=r"would need \d+ constraints"):
+        lower_bound(M, method="enumerate", certify=False)
+
+
+def test_ties_are_an_error():
+    with pytest.raises(TieError):
+        lower_bound(PreferenceMatrix([[0.5, 0.5, 0.7], [0.5, 0.5, 0.6], [0.3, 0.4, 0.5]]))
+
+
+def test_no_solver_is_a_clear_error(monkeypatch):
+    import pulp
+
+    monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: [])
+    with pytest.raises(SolverError, match="no LP solver"):
+        lower_bound(examples.load("cyclic"))
+
+
+def test_non_optimal_status_is_an_error(monkeypatch):
+    import highspy
+
+    monkeypatch.setattr(highspy.Highs, "getModelStatus",
+                        lambda self: highspy.HighsModelStatus.kInfeasible)
+    with pytest.raises(SolverError, match="not"):
+        lower_bound(examples.load("cyclic"))
+
+
+def test_cli_json_and_errors(capsys, tmp_path):
+    assert main(["bounds", "--example", "cyclic", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["lower_bound"]["value"] == pytest.approx(float(CYCLIC_CSTAR), rel=1e-9)
+    assert out["lower_bound"]["certificate"]["status"] == "exact"
+    assert out["ecw"]["value"] == pytest.approx(float(1 / _d_half("0.6")), rel=1e-9)
+    f = tmp_path / "tie.txt"
+    f.write_text("0.5 0.5\n0.5 0.5\n")
+    assert main(["bounds", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "ties" in err and len(err.strip().splitlines()) == 1
