@@ -16,6 +16,7 @@ from .alg_common import (
 )
 from .environment import duel, finished
 
+
 @nb.njit(cache=True)
 def _update_above_half(P, LQ, W, i, j, i_won):
     """Keep P[a, b] = P(θ_ab > 1/2), θ_ab ~ Beta(W_ab+1, W_ba+1), after a duel (i, j).
