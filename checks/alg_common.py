@@ -18,7 +18,8 @@ import numpy as np
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 
 __all__ = ["log_guard", "loglog_guard", "confidence_bounds", "mu_hat",
-           "random_argmax", "kl_half_scalar", "kl_scalar", "AlgorithmSpec"]
+           "random_argmax", "kl_half_scalar", "kl_scalar", "AlgorithmSpec",
+           "ucb_above_half", "ucb_at_least_half", "lcb_at_most_half"]
 
 
 @nb.njit(cache=True)
@@ -186,3 +187,19 @@ def lcb_at_most_half(W: np.ndarray, i: int, j: int, alt: float) -> bool:
     if diff <= 0.0:
         return True
     return diff * diff <= alt * n
+
+
+@nb.njit(cache=True)
+def ucb_at_least_half(W: np.ndarray, i: int, j: int, alt: float) -> bool:
+    """u_ij ≥ 1/2 for the bound of :func:`confidence_bounds`, without the square root.
+
+    u_ij < 1/2 ⇔ n > 0 and µ̂ + sqrt(alt/n) < 1/2 ⇔ d = n/2 − W_ij > 0 and
+    alt · n < d² (alt = α ln t); x/0 := 1 gives True for n = 0.
+    """
+    n = W[i, j] + W[j, i]
+    if n == 0:
+        return True
+    diff = 0.5 * n - W[i, j]
+    if diff <= 0.0:
+        return True
+    return not (alt * n < diff * diff)

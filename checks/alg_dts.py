@@ -46,79 +46,89 @@ def _update_above_half(P, LQ, W, i, j, i_won):
 
 
 @nb.njit(cache=True)
-def _above(P, above, stamp, step, rng, i, j):
-    """The event θ_ij > 1/2 for this step, drawn once (Bernoulli(P_ij)) and shared with
-    θ_ji > 1/2 ⇔ not θ_ij > 1/2 (θ_ij = 1/2 has probability 0)."""
-    if stamp[i, j] != step:
-        e = rng.random() < P[i, j]
-        above[i, j] = e
-        above[j, i] = not e
-        stamp[i, j] = step
-        stamp[j, i] = step
-    return above[i, j]
+def _beta_above_half(W, P, LQ, rng, i, j):
+    """θ ~ Beta(W_ij+1, W_ji+1) conditioned on θ > 1/2 (probability P_ij).
 
-
-@nb.njit(cache=True)
-def _theta_given_side(W, rng, i, j, above):
-    """θ_ij ~ Beta(W_ij+1, W_ji+1) conditioned on the side of 1/2 already drawn
-    (rejection: 2 draws on average over the two sides)."""
-    while True:
-        x = rng.beta(W[i, j] + 1.0, W[j, i] + 1.0)
-        if (x > 0.5) == above:
-            return x
-
-
-@nb.njit(cache=True)
-def _first_candidate(W, P, inC, nC, above, stamp, step, rng, plus, score, mask):
-    """Phase 1 of [W16] Alg. 1 (lines 7–11), or D-TS+'s tie-break (§4.3) when ``plus``.
-
-    Majority voting needs only the events θ_ij > 1/2, which are Bernoulli(P_ij) with
-    P_ij = P(Beta(W_ij+1, W_ji+1) > 1/2) kept up to date by :func:`_update_above_half`;
-    D-TS+ then draws the θ values themselves conditioned on those events.
+    P_ij ≥ 1/4: rejection (≤ 4 draws on average). Otherwise, exactly and in O(1)
+    expected steps: with n = N_ij + 1 uniforms, Beta(W_ij+1, W_ji+1) is the
+    (W_ij+1)-th smallest, and θ > 1/2 ⇔ k = #{uniforms ≤ 1/2} ≤ W_ij, k ~ Bin(n, 1/2).
+    Draw k from that binomial truncated to ≤ W_ij by inverting its CDF downwards from
+    W_ij (pmf from ``LQ``, ratios pmf(k−1)/pmf(k) = k/(n−k+1)); given k, the n − k
+    uniforms above 1/2 are iid U(1/2, 1), so θ = 1/2 + Beta(W_ij+1−k, W_ji+1)/2.
     """
+    a = W[i, j] + 1.0
+    b = W[j, i] + 1.0
+    p = P[i, j]
+    if p >= 0.25:
+        while True:
+            x = rng.beta(a, b)
+            if x > 0.5:
+                return x
+    lo = min(i, j)
+    hi = max(i, j)
+    n = W[lo, hi] + W[hi, lo] + 1.0
+    lp = LQ[lo, hi]  # log pmf(n, W_lo,hi)
+    if i != lo:  # pmf(n, W_ij) = pmf(n, n − 1 − W_lo,hi) = pmf(n, W_lo,hi + 1)
+        lp += math.log((n - W[lo, hi]) / (W[lo, hi] + 1.0))
+    k = a - 1.0
+    pm = math.exp(lp)
+    target = rng.random() * p
+    acc = 0.0
+    while True:
+        acc += pm
+        if acc >= target or k <= 0.0:
+            break
+        pm *= k / (n - k + 1.0)
+        k -= 1.0
+    return 0.5 + 0.5 * rng.beta(a - k, b)
+
+
+@nb.njit(cache=True)
+def _draw_events(P, inC, outside, above, wins, rng):
+    """Draw the events θ_ij > 1/2 (i < j) of the pairs touching C (``outside`` False) or
+    of the pairs with neither arm in C (``outside`` True), as Bernoulli(P_ij), and add
+    them to the vote counts ``wins`` (θ_ji = 1 − θ_ij, so exactly one of i, j wins)."""
+    K = P.shape[0]
+    for i in range(K):
+        for j in range(i + 1, K):
+            if (inC[i] or inC[j]) != outside:
+                e = rng.random() < P[i, j]
+                above[i, j] = e
+                above[j, i] = not e
+                if e:
+                    wins[i] += 1.0
+                else:
+                    wins[j] += 1.0
+
+
+@nb.njit(cache=True)
+def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask):
+    """D-TS+'s tie-break ([W16] §4.3) among A = {i ∈ C : votes_i = best}: ζ̃ of every arm
+    (the remaining events are drawn now), θ_ij for the rows of A given their side of
+    1/2 (θ_ji = 1 − θ_ij shared between two rows of A), a1 = argmin_{i∈A} R̃_i with
+    R̃_i = Σ_{j≠i} (ζ̃* − (ζ̃_i + ζ̃_j)/2) / d(θ_ij, 1/2); remaining ties at random."""
     K = W.shape[0]
-    if nC == 1 and not plus:
-        for i in range(K):
-            if inC[i]:
-                return i
+    _draw_events(P, inC, True, above, wins, rng)
+    zstar = wins.max() / (K - 1)
+    drawn[:, :] = False
     for i in range(K):
-        mask[i] = inC[i]
-        if inC[i]:
-            wins = 0
-            for j in range(K):
-                if j != i and _above(P, above, stamp, step, rng, i, j):
-                    wins += 1
-            score[i] = wins
-    if not plus:
-        return random_argmax(score, mask, rng)
-    best = -1.0
-    nA = 0
-    for i in range(K):
-        if inC[i]:
-            if score[i] > best:
-                best = score[i]
-                nA = 1
-            elif score[i] == best:
-                nA += 1
-    if nA == 1:
-        return random_argmax(score, mask, rng)
-    # D-TS+: ζ̃ of every arm (all events), θ values of the tied rows, argmin over A of R̃_i.
-    zeta = np.empty(K)
-    for i in range(K):
-        wins = 0
-        for j in range(K):
-            if j != i and _above(P, above, stamp, step, rng, i, j):
-                wins += 1
-        zeta[i] = wins / (K - 1)
-    zstar = zeta.max()
-    for i in range(K):
-        mask[i] = inC[i] and score[i] == best
+        mask[i] = inC[i] and wins[i] == best
         if mask[i]:
             r = 0.0
             for j in range(K):
-                if j != i:
-                    th = _theta_given_side(W, rng, i, j, above[i, j])
-                    r += (zstar - 0.5 * (zeta[i] + zeta[j])) / kl_half_scalar(th)
+                if j == i:
+                    continue
+                if not drawn[i, j]:
+                    if above[i, j]:
+                        th = _beta_above_half(W, P, LQ, rng, i, j)
+                    else:
+                        th = 1.0 - _beta_above_half(W, P, LQ, rng, j, i)
+                    theta[i, j] = th
+                    theta[j, i] = 1.0 - th
+                    drawn[i, j] = True
+                    drawn[j, i] = True
+                rij = zstar - 0.5 * (wins[i] + wins[j]) / (K - 1)
+                r += rij / kl_half_scalar(theta[i, j])
             score[i] = -r
     return random_argmax(score, mask, rng)
 
@@ -135,26 +145,32 @@ def run_dts(env, rng, plus, alpha):
     for i ≠ a1, θ'_{a1 a1} = 1/2; a2 = argmax over {i : l_{i a1} ≤ 1/2} of θ'.
 
     Implementation (same law of the choices, different random stream than drawing
-    every θ): phase 1 draws only the events θ_ij > 1/2 it needs (rows of
-    candidates; none when |C| = 1 for D-TS) as Bernoulli(P(θ_ij > 1/2)), with the
-    probabilities updated exactly in O(1) per duel; D-TS+ draws θ values given
-    those events when it must break a tie; θ' of arms with l_{i a1} > 1/2 are not drawn.
+    every θ): phase 1 draws only the events θ_ij > 1/2 it needs — those of the
+    pairs touching C, none when |C| = 1 — as Bernoulli(P(θ_ij > 1/2)), pair by pair
+    (i < j), with the probabilities updated exactly in O(1) per duel; D-TS+ draws
+    the remaining events and the θ values of the tied rows given those events only
+    when it must break a tie (θ_ji = 1 − θ_ij shared by two tied rows). Phase 2
+    draws the events θ'_{i a1} > 1/2 of the allowed arms (θ' of arms with
+    l_{i a1} > 1/2 are not drawn): none up gives a2 = a1, one up gives that arm, and
+    only with two or more are their values drawn, conditioned on > 1/2
+    (:func:`_beta_above_half`).
     """
     K = env.mu.shape[0]
     P = np.full((K, K), 0.5)
     LQ = np.full((K, K), -math.log(2.0))  # log P(Bin(1, 1/2) = 0)
     above = np.zeros((K, K), np.bool_)
-    stamp = np.full((K, K), -1, np.int64)
+    theta = np.zeros((K, K))
+    drawn = np.zeros((K, K), np.bool_)
     inC = np.zeros(K, np.bool_)
+    wins = np.zeros(K)
     score = np.empty(K)
     mask = np.zeros(K, np.bool_)
-    step = 0
     while not finished(env):
-        step += 1
         t = env.clock[0] + 1
         alt = alpha * math.log(t)  # the bounds of confidence_bounds, compared sqrt-free
         best = -1
         nC = 0
+        a1 = -1
         for i in range(K):
             z = 0
             for j in range(K):
@@ -163,17 +179,44 @@ def run_dts(env, rng, plus, alpha):
             if z > best:
                 best = z
                 nC = 0
+                a1 = i
                 inC[:i] = False
             inC[i] = z == best
             nC += z == best
-        a1 = _first_candidate(env.W, P, inC, nC, above, stamp, step, rng, plus, score, mask)
+        if nC > 1:
+            wins[:] = 0.0
+            _draw_events(P, inC, False, above, wins, rng)
+            top = -1.0
+            nA = 0
+            for i in range(K):
+                if inC[i]:
+                    if wins[i] > top:
+                        top = wins[i]
+                        nA = 0
+                        a1 = i
+                    nA += wins[i] == top
+            if nA > 1:
+                if plus:
+                    a1 = _plus_tie_break(env.W, P, LQ, inC, above, wins, theta, drawn, rng, top,
+                                         score, mask)
+                else:
+                    a1 = random_argmax(wins, inC, rng)
+        # Phase 2: a2 = argmax θ' over {i : l_{i a1} ≤ 1/2}, θ'_{a1 a1} = 1/2. Only the arms
+        # with θ' > 1/2 can beat a1: draw those events first, values only if ≥ 2 are up.
+        a2 = a1
+        nup = 0
         for i in range(K):
-            mask[i] = i == a1 or lcb_at_most_half(env.W, i, a1, alt)
-            if i == a1:
-                score[i] = 0.5
-            elif mask[i]:
-                score[i] = rng.beta(env.W[i, a1] + 1.0, env.W[a1, i] + 1.0)
-        a2 = random_argmax(score, mask, rng)
+            up = (i != a1 and lcb_at_most_half(env.W, i, a1, alt)
+                  and rng.random() < P[i, a1])
+            mask[i] = up
+            if up:
+                nup += 1
+                a2 = i
+        if nup > 1:
+            for i in range(K):
+                if mask[i]:
+                    score[i] = _beta_above_half(env.W, P, LQ, rng, i, a1)
+            a2 = random_argmax(score, mask, rng)
         won = duel(env, rng, a1, a2)
         if a1 != a2:
             _update_above_half(P, LQ, env.W, a1, a2, won)

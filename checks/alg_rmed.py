@@ -14,8 +14,8 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.solvers.ecw import ecw_core
-from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_core, losses_core, regret_core
+from duelbound.solvers.ecw import ecw_core_into
+from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_into
 
 from .alg_common import AlgorithmSpec, kl_half_scalar, log_guard, loglog_guard, random_argmax
 from .environment import duel, finished
@@ -131,31 +131,44 @@ def _add_next(p, inR, inN, listN, nN):
 
 
 @nb.njit(cache=True)
-def _any_tie(mh):
-    K = mh.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            if mh[i, j] == 0.5:
-                return True
-    return False
+def _play_tracked(env, rng, mh, dh, L, state, i, j):
+    """:func:`_play` that also keeps L_i = #{k : µ̂_ik < 1/2} and the number of exact
+    ties µ̂_ij = 1/2 (``state[1]``) up to date, and bumps ``state[0]`` (the version of
+    (N, µ̂) off the diagonal) when a pair i ≠ j is drawn. Self-duels change neither."""
+    if i == j or finished(env):
+        duel(env, rng, i, j)
+        return
+    before = mh[i, j]
+    _play(env, rng, mh, dh, i, j)
+    after = mh[i, j]
+    state[0] += 1
+    if before == 0.5:
+        state[1] -= 1
+    if after == 0.5:
+        state[1] += 1
+    if (before < 0.5) != (after < 0.5):  # i's loss to j appeared or vanished
+        s = 1 if after < 0.5 else -1
+        L[i] += s
+    if (before > 0.5) != (after > 0.5):
+        s = 1 if after > 0.5 else -1
+        L[j] += s
 
 
 @nb.njit(cache=True)
-def _member(mh, i1, x, ecw):
+def _member_value(mh, L, i1, x, ecw, buf):
+    """Smallest constraint left-hand side of R_{i1} (CW) or R^E_{i1} (ECW) at x, or a
+    value < 1 − tol as soon as one is found (the test only needs its sign)."""
     if ecw:
-        return ecw_oracle_core(mh, i1, x) >= 1.0 - _TOL
-    return cw_oracle_core(mh, i1, x).min() >= 1.0 - _TOL
+        return ecw_oracle_into(mh, L, i1, x, 1.0 - _TOL, buf)
+    return cw_oracle_core(mh, i1, x).min()
 
 
 @nb.njit(cache=True)
-def _cw_solve(mh, dh, r):
-    """(C*_{i1}(µ̂) per winner, q̂ of the minimiser) via duelbound.solvers.lower_bound."""
-    K = mh.shape[0]
-    values = np.empty(K)
-    q = np.empty((K, K))
+def _cw_solve(mh, values, q):
+    """C*_{i1}(µ̂) per winner (+inf elsewhere) into ``values`` and q̂ of the minimiser into
+    ``q``, via duelbound.solvers.lower_bound (numba object mode)."""
     with nb.objmode():
         _cw_solve_py(mh, values, q)
-    return values, q
 
 
 def _cw_solve_py(mh: np.ndarray, values: np.ndarray, q: np.ndarray) -> None:
@@ -170,6 +183,9 @@ def _cw_solve_py(mh: np.ndarray, values: np.ndarray, q: np.ndarray) -> None:
     q[:, :] = res.allocation
 
 
+_WINDOW_MARGIN = 1e-12  # relative slack that keeps the cached membership rigorous in floats
+
+
 @nb.njit(cache=True)
 def run_cw_rmed(env, rng, ecw, alpha, beta):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
@@ -179,10 +195,10 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
     N_ij < α √(max(log t, 1)) or |µ̂_ij − 1/2| < β / max(log log t, 1), each once.
     Steps 5–17: for each p ∈ L_C: draw p; with x = clipped evidence
     (:func:`_evidence`), if x ∈ R_î(µ̂) (CW, :func:`cw_oracle_core`) or R^E_î(µ̂)
-    (ECW, :func:`ecw_oracle_core`) for some empirical Copeland winner î,
+    (ECW, :func:`ecw_oracle_into`) for some empirical Copeland winner î,
     L_NC = {(î, î)}; else î = argmin C*_{i1}(µ̂) (CW: the LP of
     :func:`duelbound.solvers.lower_bound`) or C^E*_{i1}(µ̂) (ECW:
-    :func:`duelbound.solvers.ecw.ecw_core`, [K16] Th. 5), and L_NC = {pairs
+    :func:`duelbound.solvers.ecw.ecw_core_into`, [K16] Th. 5), and L_NC = {pairs
     with q̂_ij > N_ij/log t} ∪ {(î, î)}. Then L_R ← L_R \\ {p}, L_N ← L_N ∪ (L_NC \\ L_R).
 
     Departures from the paper (documented in docs/simulator.md):
@@ -194,12 +210,35 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
       regions/optimisations are undefined; the tied pairs are put into L_NC instead
       (step 4 would draw them next anyway), with (î, î) for the first empirical winner.
     - Ties among minimising winners go to the lowest index ("ties broken arbitrarily").
+
+    Exact shortcuts (the choices are those of the loop without them):
+
+    - µ̂, d̂, L and the number of exact ties are updated per duel (only the drawn
+      pair changes); nothing is allocated per step.
+    - Step 4 is skipped when min N_ij ≥ α√log t and min |µ̂_ij − 1/2| ≥ β/log log t
+      (both minima are recomputed only after an off-diagonal duel).
+    - Membership cache: when the test succeeds for winner î with smallest left-hand
+      side v at log t = ℓ0, and later only self-duels happen (N, µ̂ off the diagonal
+      unchanged), every x_ij = min(a_ij/ℓ, 1) ≥ (ℓ0/ℓ)·x_ij(ℓ0) for ℓ ≥ ℓ0, and each
+      left-hand side is a sum of x values, so î stays a member while
+      ℓ ≤ ℓ0·v/(1 − tol) (with a 1e-12 relative margin for rounding); winners
+      before î failed at ℓ0 and their left-hand sides only decrease, so they stay
+      non-members. Within that window the answer is (î, î) without re-testing.
     """
     K = env.mu.shape[0]
     KK = K * K
     mh = np.full((K, K), 0.5)
     dh = np.zeros((K, K))
     x = np.zeros((K, K))
+    r = np.zeros((K, K))
+    q = np.zeros((K, K))
+    work = np.zeros((K, K))
+    values = np.empty(K)
+    fbuf = np.empty(K)
+    ibuf = np.empty(K, np.int64)
+    L = np.zeros(K, np.int64)  # losses of µ̂ (all µ̂ = 1/2 at the start: none)
+    state = np.zeros(2, np.int64)  # [version of N/µ̂ off the diagonal, exact ties among i > j]
+    state[1] = K * (K - 1) // 2
     inR = np.zeros(KK, np.bool_)
     inN = np.zeros(KK, np.bool_)
     listC = np.empty(KK, np.int64)
@@ -210,27 +249,44 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
             listC[nC] = i * K + j
             inR[i * K + j] = True
             nC += 1
+    min_version = -1  # version at which min_n, min_gap were computed
+    min_n = 0
+    min_gap = 0.0
+    cache_version = -1  # membership cache: valid for this version and log t ≤ cache_logt
+    cache_logt = -1.0
+    cache_star = -1
     while not finished(env):
         # Step 4: forced exploration, evaluated at the start of the pass.
         t = env.clock[0] + 1.0
         n_min = alpha * math.sqrt(log_guard(t))
         gap = beta / loglog_guard(t)
-        for i in range(K):
-            for j in range(i):
-                if env.N[i, j] < n_min or abs(mh[i, j] - 0.5) < gap:
-                    _play(env, rng, mh, dh, i, j)
+        if min_version != state[0]:
+            min_n = env.N[1, 0]
+            min_gap = abs(mh[1, 0] - 0.5)
+            for i in range(K):
+                for j in range(i):
+                    min_n = min(min_n, env.N[i, j])
+                    min_gap = min(min_gap, abs(mh[i, j] - 0.5))
+            min_version = state[0]
+        if min_n < n_min or min_gap < gap:
+            for i in range(K):
+                for j in range(i):
+                    if env.N[i, j] < n_min or abs(mh[i, j] - 0.5) < gap:
+                        _play_tracked(env, rng, mh, dh, L, state, i, j)
         nN = 0
         for c in range(nC):
             if finished(env):
                 break
             p = listC[c]
-            _play(env, rng, mh, dh, p // K, p % K)
+            _play_tracked(env, rng, mh, dh, L, state, p // K, p % K)
             inR[p] = False  # line 14 comes before line 15
             logt = log_guard(env.clock[0] + 1.0)
-            L = losses_core(mh)
+            if cache_version == state[0] and logt <= cache_logt:
+                nN = _add_next(cache_star * K + cache_star, inR, inN, listN, nN)
+                continue
             l1 = L.min()
             star = -1
-            if _any_tie(mh):
+            if state[1] > 0:
                 for i in range(K):
                     for j in range(i):
                         if mh[i, j] == 0.5:
@@ -239,15 +295,22 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
             else:
                 _evidence(env, dh, logt, x)
                 for i1 in range(K):
-                    if L[i1] == l1 and _member(mh, i1, x, ecw):
-                        star = i1
-                        break
+                    if L[i1] == l1:
+                        v = _member_value(mh, L, i1, x, ecw, fbuf)
+                        if v >= 1.0 - _TOL:
+                            star = i1
+                            cache_version = state[0]
+                            cache_star = i1
+                            cache_logt = logt * v / (1.0 - _TOL) * (1.0 - _WINDOW_MARGIN)
+                            break
                 if star < 0:
-                    r = regret_core(mh)
                     if ecw:
-                        values, q = ecw_core(mh, dh, r)
+                        for i in range(K):
+                            for j in range(K):
+                                r[i, j] = (L[i] + L[j] - 2.0 * l1) / (2.0 * (K - 1))
+                        ecw_core_into(mh, dh, r, L, values, q, work, fbuf, ibuf)
                     else:
-                        values, q = _cw_solve(mh, dh, r)
+                        _cw_solve(mh, values, q)
                     star = int(np.argmin(values))
                     for i in range(K):
                         for j in range(i):

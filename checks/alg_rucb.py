@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, confidence_bounds, random_argmax
+from .alg_common import AlgorithmSpec, random_argmax, ucb_at_least_half
 from .environment import duel, finished
 
 
@@ -19,22 +21,25 @@ def run_rucb(env, rng, alpha):
     p(c) = 1/2 if c ∈ B else 1/(2^|B| |C \\ B|); then d = argmax_j u_jc (ties
     uniformly at random, j = c allowed since u_cc = 1/2); duel (c, d).
     It assumes a Condorcet winner: without one its regret grows linearly.
+
+    Implementation: the candidate test u_cj ≥ 1/2 is evaluated without the square
+    root (:func:`ucb_at_least_half`) and only column c of U is computed.
     """
     K = env.mu.shape[0]
-    U = np.empty((K, K))
-    L = np.empty((K, K))
     inC = np.zeros(K, np.bool_)
     inB = np.zeros(K, np.bool_)
     allowed = np.ones(K, np.bool_)
     col = np.empty(K)
+    W = env.W
     while not finished(env):
         t = env.clock[0] + 1
-        confidence_bounds(env.W, alpha, t, U, L)
+        lt = math.log(t) if t > 1.0 else 0.0
+        alt = alpha * lt
         nC = 0
         for c in range(K):
             ok = True
             for j in range(K):
-                if U[c, j] < 0.5:
+                if j != c and not ucb_at_least_half(W, c, j, alt):
                     ok = False
                     break
             inC[c] = ok
@@ -66,8 +71,14 @@ def run_rucb(env, rng, alpha):
                             break
                         pick -= 1
                     c += 1
-        for j in range(K):
-            col[j] = U[j, c]
+        for j in range(K):  # column c of U, as confidence_bounds computes it
+            n = W[j, c] + W[c, j]
+            if j == c:
+                col[j] = 0.5
+            elif n == 0:
+                col[j] = 1.0
+            else:
+                col[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
         d = random_argmax(col, allowed, rng)
         duel(env, rng, c, d)
 

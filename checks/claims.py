@@ -417,8 +417,12 @@ class ClaimsReport:
         return "\n".join(lines)
 
 
-class _OutOfTime(Exception):
-    pass
+class _OutOfTime(BaseException):
+    """Raised through hypothesis' engine when the time limit is reached.
+
+    A BaseException, like :class:`_ShrinkBudget`: an ``Exception`` would count as a
+    failing example, which hypothesis then replays, finds passing, and reports as flaky.
+    """
 
 
 class _ShrinkBudget(BaseException):

@@ -14,7 +14,7 @@ import numpy as np
 
 from duelbound.theory.regret import CONVENTIONS
 
-from .environment import Env
+from .environment import Env, update_regret
 
 __all__ = ["RunRecord", "SimulationResult", "record_from_env", "plot_results"]
 
@@ -71,6 +71,7 @@ def record_from_env(env: Env, algorithm: str, seed: int, params: dict, wall: flo
                     matrix_hash: str) -> RunRecord:
     """Freeze a finished environment into a :class:`RunRecord`."""
     logged = env.pairs.shape[0] > 0
+    update_regret(env)  # R(t) at the current t (the last checkpoint may lie before it)
     return RunRecord(
         algorithm=algorithm, seed=int(seed), T=int(env.clock[2]),
         checkpoints=env.checkpoints.copy(),

@@ -10,24 +10,32 @@ evidence x_p = q_p d_p is c_p = r_p / d_p.  A certificate for one winner i1 is
   relaxation): y ≥ 0 on the rows, w ≥ 0 on the boxes x ≤ 1, Aᵀy − w ≤ c; weak duality
   gives C*_{i1} ≥ Σ y − Σ w.
 
-Equal bounds prove C*_{i1} exactly for the rational inputs.  The exact pair is
-recovered from the final HiGHS basis of an explicit-row LP (the tight rows found
-by the oracle, completed by row generation) by solving both basis systems with a
-sparse exact elimination over ``fractions.Fraction`` (the bases are 0/1 and very
-sparse; python-flint's dense ``fmpq_mat`` was ~7 s for n = 1000 here, the sparse
-elimination well under a second).  When that fails (no basis, singular, or the
-recovered point is not optimal) the fallback is a certified interval: the float
-dual, rationalised and made feasible by w_p = max(0, (Aᵀy − c)_p), and the
-float primal snapped to small denominators and scaled up to feasibility.
+Equal bounds prove C*_{i1} exactly for the rational inputs.  The exact pair comes
+from the final HiGHS basis of the LP that was actually solved (no second LP, no row
+generation in exact arithmetic): both basis systems are solved by sparse exact
+elimination over ``fractions.Fraction`` (the matrices have small integer entries —
+0/1 rows, block coefficients m and ±1 — so the primal has tiny denominators; only the
+dual carries the long rational costs; python-flint's dense ``fmpq_mat`` was ~7 s for
+n = 1000, the sparse elimination ~0.3 s at n = 2300).  For the compact (family) LP
+the dual lives on family rows and block link rows; :func:`_compact_certificate`
+splits it onto explicit constraints of R_{i1} with the same objective, so
+:func:`verify` checks one formulation-free kind of certificate.  Long sums are added
+in python-flint's ``fmpq`` (:func:`_fsum`).  Fallbacks, first success wins: the
+basis of an explicit-row LP of the rows tight at x*, then row generation on it, then
+a certified interval: the float dual, rationalised and made feasible by
+w_p = max(0, (Aᵀy − c)_p), and the float primal snapped to small denominators and
+scaled up to feasibility.
 """
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
+import flint
 import numpy as np
 
 from duelbound.theory import structure as st
@@ -85,6 +93,26 @@ def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
     return best, arg
 
 
+def _fsum(values) -> Fraction:
+    """Exact sum of Fractions, added in python-flint's ``fmpq`` (fast gcd on the long
+    denominators that sums of the rational costs build up), returned as a Fraction."""
+    acc = flint.fmpq(0)
+    for v in values:
+        if v:
+            acc += flint.fmpq(v.numerator, v.denominator)
+    return Fraction(int(acc.p), int(acc.q))
+
+
+def _column_sums(y, rows, P: int) -> list[Fraction]:
+    """(Aᵀy)_p for explicit rows (lists of pair columns with coefficient 1)."""
+    per: list[list[Fraction]] = [[] for _ in range(P)]
+    for yr, cols in zip(y, rows):
+        if yr:
+            for p in cols:
+                per[p].append(yr)
+    return [_fsum(v) for v in per]
+
+
 class Certificate:
     """Primal x̂ (pair vector), dual y (rows of ``rows``), box multipliers w, all exact."""
 
@@ -114,18 +142,14 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     lhs, _ = exact_min_lhs(mu, i1, X)
     primal_ok = in_box and lhs >= 1
     out["checks"]["primal_feasible"] = bool(primal_ok)
-    upper = sum((ci * xi for ci, xi in zip(c, cert.x)), Fraction(0))
+    upper = _fsum(ci * xi for ci, xi in zip(c, cert.x) if xi)
     # (b) rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
     valid_rows = all(_is_constraint(mu, i1, px, cols) for cols in cert.rows)
-    g = [Fraction(0)] * P
-    for yr, cols in zip(cert.y, cert.rows):
-        if yr:
-            for p in cols:
-                g[p] += yr
+    g = _column_sums(cert.y, cert.rows, P)
     dual_ok = (valid_rows and all(v >= 0 for v in cert.y) and all(v >= 0 for v in cert.w)
                and all(gp - wp <= cp for gp, wp, cp in zip(g, cert.w, c)))
     out["checks"]["dual_feasible"] = bool(dual_ok)
-    lower = sum(cert.y, Fraction(0)) - sum(cert.w, Fraction(0))
+    lower = _fsum(cert.y) - _fsum(cert.w)
     out["checks"]["objectives_equal"] = bool(upper == lower)
     if primal_ok:
         out["upper"] = upper
@@ -172,9 +196,13 @@ def _sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[i
         for cidx in r:
             col_rows[cidx].add(i)
     remaining = set(range(len(rows)))
+    heap = [(len(r), i) for i, r in enumerate(rows)]  # fewest entries first (lazy updates)
+    heapq.heapify(heap)
     order = []
     while remaining:
-        i = min(remaining, key=lambda k: len(rows[k]))
+        n_i, i = heapq.heappop(heap)
+        if i not in remaining or n_i != len(rows[i]):
+            continue
         if not rows[i]:
             raise ValueError("singular basis system")
         piv = min(rows[i], key=lambda cc: len(col_rows[cc]))
@@ -194,6 +222,7 @@ def _sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[i
                     rows[k].pop(cc, None)
                     col_rows[cc].discard(k)
             b[k] -= f * b[i]
+            heapq.heappush(heap, (len(rows[k]), k))
     sol: dict[int, Fraction] = {}
     for i, piv in reversed(order):
         acc = b[i] - sum((v * sol[cc] for cc, v in rows[i].items() if cc != piv), Fraction(0))
@@ -233,45 +262,180 @@ def _complete(M, i1, px, model, sol, max_rounds: int = 500):
     return sol
 
 
-def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
-    """Exact primal and dual from the final basis of the explicit-row LP (None if unusable)."""
-    if sol.col_status is None:
+def _exact_basis(data, sol, c: list[Fraction]):
+    """Exact (column values, row duals) of the final basis of ``data`` (None if unusable).
+
+    Nonbasic columns sit at a bound, nonbasic (active) rows at their right-hand side;
+    B v_B = b − N v_N and Bᵀ y = c_B are solved by exact sparse elimination.  The
+    matrices of every formulation here have small integer coefficients (0/1 rows,
+    block coefficients m and ±1), so the primal has small denominators; the dual carries
+    the rational costs c.
+    """
+    if sol.col_status is None or sol.row_status is None:
         return None
-    d = model.data
-    P = d.n_cols
-    rows = [d.indices[d.indptr[r]:d.indptr[r + 1]].tolist() for r in range(d.n_rows)]
-    basic = [j for j in range(P) if sol.col_status[j] == 1]
-    at_upper = {j for j in range(P) if sol.col_status[j] == 2}
-    active = [r for r in range(d.n_rows) if sol.row_status[r] != 1]
+    d = data
+    cs, rs = sol.col_status, sol.row_status
+    if np.any((cs != 0) & (cs != 1) & (cs != 2)) or np.any((rs != 0) & (rs != 1)):
+        return None  # free / zero nonbasic or upper-active ≥ rows: not a plain vertex
+    basic = np.flatnonzero(cs == 1).tolist()
+    active = np.flatnonzero(rs != 1).tolist()
     if len(basic) != len(active):
         return None
     bset = set(basic)
-    one = Fraction(1)
-    try:  # primal: Σ_{j∈B} x_j = 1 − #(row ∩ upper) on active rows
-        xb = _sparse_solve([{j: one for j in rows[r] if j in bset} for r in active],
-                           [one - sum(1 for j in rows[r] if j in at_upper) for r in active])
-        col_in = defaultdict(dict)
-        for r in active:
-            for j in rows[r]:
-                if j in bset:
-                    col_in[j][r] = one
+    fixed = {j: Fraction(float(d.ub[j])) for j in np.flatnonzero(cs == 2).tolist()}
+    fixed.update({j: Fraction(float(d.lb[j])) for j in np.flatnonzero(cs == 0).tolist()
+                  if d.lb[j] != 0})
+    eqs, rhs = [], []
+    col_in: dict[int, dict[int, Fraction]] = {j: {} for j in basic}
+    for r in active:
+        lo, hi = d.indptr[r], d.indptr[r + 1]
+        row: dict[int, Fraction] = {}
+        b = Fraction(float(d.row_lb[r]))
+        for j, v in zip(d.indices[lo:hi].tolist(), d.data[lo:hi].tolist()):
+            fv = Fraction(v)
+            if j in bset:
+                row[j] = fv
+                col_in[j][r] = fv
+            elif j in fixed:
+                b -= fv * fixed[j]
+        eqs.append(row)
+        rhs.append(b)
+    try:
+        vb = _sparse_solve(eqs, rhs)
         yb = _sparse_solve([col_in[j] for j in basic], [c[j] for j in basic])
     except (ValueError, ZeroDivisionError):
         return None
-    x = [xb.get(j, one if j in at_upper else Fraction(0)) for j in range(P)]
-    y = [Fraction(0)] * d.n_rows
-    for r, v in yb.items():
-        y[r] = v
+    zero = Fraction(0)
+    v = [vb.get(j, fixed.get(j, zero)) for j in range(d.n_cols)]
+    y = [zero] * d.n_rows
+    for r, val in yb.items():
+        y[r] = val
+    return v, y
+
+
+def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
+    """Exact primal and dual from the final basis of ``model.data`` (None if unusable).
+
+    Explicit-row LPs give the certificate directly; compact LPs (with blocks) through
+    :func:`_compact_certificate`.
+    """
+    d = model.data
+    if d.blocks:
+        return _compact_certificate(d, sol, c)
+    out = _exact_basis(d, sol, c)
+    if out is None:
+        return None
+    x, y = out
+    rows = [d.indices[d.indptr[r]:d.indptr[r + 1]].tolist() for r in range(d.n_rows)]
     return _with_box_multipliers(x, y, rows, c)
+
+
+def _hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
+    """Write a product of hypersimplex points as a convex combination of 0/1 vectors.
+
+    ``parts`` is a list of (cols, p, m) with 0 ≤ p_j ≤ 1 and Σ p_j = m (integer).
+    Lay the p_j of one part end to end on [0, m); for t ∈ [0, 1) the columns whose
+    interval holds one of t, t + 1, …, t + m − 1 form an m-subset (an interval of
+    length ≤ 1 holds at most one of them), and column j is chosen for the t of an arc
+    of the circle [0, 1) of length p_j (from frac of its interval's start to frac of
+    its end).  Using the same t for every part, the pieces between consecutive
+    breakpoints give weights summing to 1 and subsets whose weighted sum is p in each
+    part: at most Σ n_part + 1 pieces (a Carathéodory-type decomposition, exact).
+    """
+    arcs = []  # (col, start, end, p) with start/end = frac of the interval's ends
+    for cols, p, _ in parts:
+        acc = Fraction(0)
+        for col, v in zip(cols, p):
+            start = acc - (acc.numerator // acc.denominator)
+            acc += v
+            arcs.append((col, start, acc - (acc.numerator // acc.denominator), v))
+    ts = sorted({Fraction(0)} | {a[1] for a in arcs} | {a[2] for a in arcs})
+    idx = {t: k for k, t in enumerate(ts)}
+    n = len(ts)  # pieces k = [ts[k], ts[k+1]) with ts[n] = 1
+    chosen: list[list[int]] = [[] for _ in range(n)]
+    for col, start, end, v in arcs:
+        if not v:
+            continue
+        s, e = idx[start], idx[end]
+        on = range(n) if v == 1 else range(s, e) if s < e else \
+            [*range(s, n), *range(e)]
+        for k in on:
+            chosen[k].append(col)
+    ends = ts[1:] + [Fraction(1)]
+    return [(t1 - t0, ch) for t0, t1, ch in zip(ts, ends, chosen)]
+
+
+def _compact_certificate(data, sol, c: list[Fraction]) -> Certificate | None:
+    """Exact certificate from the final basis of the compact (family) LP that was solved.
+
+    The basis gives an exact vertex (x̂, λ, u) and exact duals: y_f on the family rows
+    and z_bj on the link rows u_j − λ + x_j ≥ 0 of block b.  Dual feasibility on the
+    columns u_bj ≥ 0 and λ_b ≥ 0 reads z_bj ≤ Y_b := Σ_{f uses b} y_f and Σ_j z_bj ≥
+    m Y_b, so p_b = z_b / Y_b (trimmed to sum m, which only lowers Aᵀy on x) is a point
+    of the m-subset polytope.  Splitting y_f over the m-subsets of a convex decomposition
+    of p_b (:func:`_hypersimplex_pieces`) turns the compact dual into a dual on explicit
+    constraints of R_{i1} with the same objective Σ y_f and at most the same Aᵀy on every
+    x column: the certificate is verified in the formulation-free form of :func:`verify`.
+    """
+    P = data.n_pairs
+    cfull = list(c) + [Fraction(0)] * (data.n_cols - P)
+    out = _exact_basis(data, sol, cfull)
+    if out is None:
+        return None
+    v, y = out
+    if any(val < 0 for val in y):
+        return None
+    # block of each λ column; Y_b and z_b from the duals
+    blk = {int(lam): (u.tolist(), xc.tolist(), cnt) for lam, u, xc, cnt in data.blocks}
+    fam_rows = [r for r, k in enumerate(data.row_keys) if k is not None]
+    Y: dict[int, Fraction] = {lam: Fraction(0) for lam in blk}
+    row_cols = {}
+    for r in fam_rows:
+        cols = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+        row_cols[r] = cols
+        for j in cols:
+            if j in blk:
+                Y[j] += y[r]
+    link_dual: dict[tuple[int, int], Fraction] = {}
+    for r, k in enumerate(data.row_keys):
+        if k is None and y[r]:
+            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+            link_dual[(lam, u)] = y[r]
+    p_of: dict[int, list[Fraction]] = {}
+    for lam, (u, _, cnt) in blk.items():
+        if not Y[lam]:
+            continue
+        p = [link_dual.get((lam, uj), Fraction(0)) / Y[lam] for uj in u]
+        excess = sum(p, Fraction(0)) - cnt
+        if excess < 0 or any(pj > 1 for pj in p):
+            return None  # not dual feasible on λ_b / u_bj
+        for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
+            if not excess:
+                break
+            cut = min(p[t], excess)
+            p[t] -= cut
+            excess -= cut
+        p_of[lam] = p
+    rows, ys = [], []
+    for r in fam_rows:
+        if not y[r]:
+            continue
+        parts, direct = [], []
+        for j in row_cols[r]:
+            if j in blk:
+                u, xc, cnt = blk[j]
+                parts.append((xc, p_of[j], cnt))
+            elif j < P:
+                direct.append(j)
+        for wt, chosen in _hypersimplex_pieces(parts):
+            rows.append(sorted(direct + chosen))
+            ys.append(y[r] * wt)
+    return _with_box_multipliers(v[:P], ys, rows, c)
 
 
 def _with_box_multipliers(x, y, rows, c) -> Certificate:
     P = len(c)
-    g = [Fraction(0)] * P
-    for yr, cols in zip(y, rows):
-        if yr:
-            for p in cols:
-                g[p] += yr
+    g = _column_sums(y, rows, P)
     w = [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
     return Certificate(x, y, w, rows)
 
@@ -299,18 +463,27 @@ def _snapped(x: np.ndarray) -> list[Fraction]:
 def certify_winner(M, ws) -> dict[str, Any]:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 
-    Routes, first success wins: (1) the basis of the explicit LP of the rows tight at
-    x* gives the exact dual, and its basic primal or x* snapped to small denominators
-    the exact primal; (2) row generation on that LP, then its basis; (3) interval.
+    Routes, first success wins: (0) the final basis of the LP that was solved (a
+    compact LP's dual is split onto explicit constraints); (1) the basis
+    of the explicit LP of the rows tight at x* gives the exact dual, and its basic primal
+    or x* snapped to small denominators the exact primal; (2) row generation on that LP,
+    then its basis; (3) interval.
     """
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
     _, _, c = exact_inputs(M, px)
-    model, sol = _explicit_model(M, i1, ws, ties=INITIAL_TIE_ROWS)
     res: dict[str, Any] = {"status": "failed"}
-    cert = _basis_certificate(model, sol, c)
-    route = "basis"
+    cert = None
+    # the LP that was solved (compact blocks or explicit rows): its basis, no second LP
+    cert = _basis_certificate(ws, ws.sol, c)
+    route = "solved-basis"
     if cert is not None:
+        res = verify(M, i1, px, cert, c)
+    if res["status"] != "exact":
+        model, sol = _explicit_model(M, i1, ws, ties=INITIAL_TIE_ROWS)
+        cert = _basis_certificate(model, sol, c)
+        route = "basis"
+    if cert is not None and res["status"] != "exact":
         res = verify(M, i1, px, cert, c)
         if res["status"] != "exact":
             alt = Certificate(_snapped(ws.x), cert.y, cert.w, cert.rows)

@@ -40,7 +40,8 @@ from duelbound.theory.regret import regret_matrix
 
 from .oracle import losses_core
 
-__all__ = ["threshold_core", "ecw_winner_core", "ecw_core", "ecw_bound", "ECWBoundResult"]
+__all__ = ["threshold_core", "ecw_winner_core", "ecw_winner_into", "ecw_core", "ecw_core_into",
+           "ecw_bound", "ECWBoundResult"]
 
 
 @numba.njit(cache=True)
@@ -75,7 +76,22 @@ def ecw_winner_core(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int,
                     q_out: np.ndarray) -> float:
     """C^E*_{i1} = Σ_{j∈I_{i1}} r/d + Σ_{i2≠i1} (sorted-threshold optimum), SPEC §3."""
     K = mu.shape[0]
-    L = losses_core(mu)
+    return ecw_winner_into(mu, d, r, losses_core(mu), i1, q_out, np.empty(K),
+                           np.empty(K, dtype=np.int64))
+
+
+@numba.njit(cache=True)
+def ecw_winner_into(mu: np.ndarray, d: np.ndarray, r: np.ndarray, L: np.ndarray, i1: int,
+                    q_out: np.ndarray, cbuf: np.ndarray, ibuf: np.ndarray) -> float:
+    """:func:`ecw_winner_core` without allocations (the simulator's per-step call).
+
+    ``L`` = :func:`losses_core` (mu); ``cbuf`` (float) and ``ibuf`` (int64) are work
+    arrays of length ≥ K.  Each piece (5) is :func:`threshold_core` on the costs
+    c_j = r_{j i2}/d_{j i2}, j ∈ S_{i2} \\ {i1}, sorted by a stable insertion sort
+    (the order of ``np.argsort(kind="mergesort")``), so value and allocation are
+    bit-identical to the sorting formulation.
+    """
+    K = mu.shape[0]
     q_out[:, :] = 0.0
     total = 0.0
     for j in range(K):  # constraint (4): x_{i1 j} = 1 on the inferiors of i1
@@ -86,20 +102,37 @@ def ecw_winner_core(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int,
     for i2 in range(K):  # constraint (5), one threshold problem per i2
         if i2 == i1:
             continue
-        S = np.array([j for j in range(K) if j != i2 and j != i1 and mu[i2, j] < 0.5],
-                     dtype=np.int64)
         m = L[i2] - L[i1] + 1
-        if S.size < m:
+        n = 0
+        for j in range(K):  # S = S_{i2} \\ {i1}, costs sorted ascending (stable)
+            if j != i2 and j != i1 and mu[i2, j] < 0.5:
+                c = r[j, i2] / d[j, i2]
+                k = n
+                while k > 0 and cbuf[k - 1] > c:
+                    cbuf[k] = cbuf[k - 1]
+                    ibuf[k] = ibuf[k - 1]
+                    k -= 1
+                cbuf[k] = c
+                ibuf[k] = j
+                n += 1
+        if n < m or m < 1:
             continue
-        c = np.empty(S.size)
-        for t in range(S.size):
-            c[t] = r[S[t], i2] / d[S[t], i2]
-        val, h = threshold_core(c, m)
-        total += val
-        e = 1.0 / (h - (S.size - m))
-        order = np.argsort(c, kind="mergesort")
+        # threshold_core on the sorted costs: min_{h > n−m} (Σ_{t≤h} c_(t)) / (h − (n − m))
+        kk = n - m
+        best = np.inf
+        h = 0
+        acc = 0.0
+        for hh in range(1, n + 1):
+            acc += cbuf[hh - 1]
+            if hh > kk:
+                v = acc / (hh - kk)
+                if v < best:
+                    best = v
+                    h = hh
+        total += best
+        e = 1.0 / (h - kk)
         for t in range(h):
-            j = S[order[t]]
+            j = ibuf[t]
             q_out[j, i2] = e / d[j, i2]
             q_out[i2, j] = q_out[j, i2]
     return total
@@ -109,20 +142,33 @@ def ecw_winner_core(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int,
 def ecw_core(mu: np.ndarray, d: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """C^E*_i for every Copeland winner (+inf elsewhere) and the minimiser's allocation."""
     K = mu.shape[0]
-    L = losses_core(mu)
-    l1 = L.min()
-    values = np.full(K, np.inf)
+    values = np.empty(K)
     q = np.zeros((K, K))
-    work = np.zeros((K, K))
+    ecw_core_into(mu, d, r, losses_core(mu), values, q, np.zeros((K, K)), np.empty(K),
+                  np.empty(K, dtype=np.int64))
+    return values, q
+
+
+@numba.njit(cache=True)
+def ecw_core_into(mu: np.ndarray, d: np.ndarray, r: np.ndarray, L: np.ndarray,
+                  values: np.ndarray, q: np.ndarray, work: np.ndarray, cbuf: np.ndarray,
+                  ibuf: np.ndarray) -> int:
+    """:func:`ecw_core` into caller-owned arrays (no allocation); returns the first
+    minimising winner (``q`` is its allocation; left unchanged if no winner is finite)."""
+    K = mu.shape[0]
+    l1 = L.min()
     best = np.inf
+    arg = -1
     for i1 in range(K):
+        values[i1] = np.inf
         if L[i1] != l1:
             continue
-        values[i1] = ecw_winner_core(mu, d, r, i1, work)
+        values[i1] = ecw_winner_into(mu, d, r, L, i1, work, cbuf, ibuf)
         if values[i1] < best:
             best = values[i1]
+            arg = i1
             q[:, :] = work
-    return values, q
+    return arg
 
 
 @dataclass

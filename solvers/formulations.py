@@ -11,9 +11,9 @@ Three ways to write the constraints, all as plain sparse arrays (``LPData``):
 * **compact** (SPEC §2): "the m smallest of the x_j, j ∈ A, sum to ≥ t" holds iff
   some λ, u ≥ 0 have mλ − Σ_j u_j ≥ t and u_j ≥ λ − x_j (LP duality for the
   m-subset polytope).  One block (λ, u) per distinct (set, m); blocks are shared
-  between the (i2, l, case) rows that use them.  λ, u ∈ [0, 1] loses nothing
-  (λ = the m-th smallest x, u_j = (λ − x_j)^+ are feasible) and makes every
-  column boxed, which the certified-interval bound needs.
+  between the (i2, l, case) rows that use them.  λ, u ≥ 0 are left without upper
+  bound (the SPEC form; its dual converts directly into a dual on explicit rows,
+  see :mod:`.certificate`).
 * **rows** from the sorting oracle (row generation) and
 * **explicit** enumeration of every (i2, l, I, S) (reference for small K).
 """
@@ -29,7 +29,7 @@ import numpy as np
 from .oracle import l_range_core, losses_core
 
 __all__ = ["PairIndex", "LPData", "pair_index", "compact_lp", "rows_lp", "explicit_rows",
-           "explicit_count", "constraint_families"]
+           "explicit_count", "constraint_families", "CompactBuilder"]
 
 
 @dataclass
@@ -142,12 +142,12 @@ class _Builder:
         self.row_keys: list = []
         self.blocks: list = []
 
-    def new_cols(self, n: int) -> np.ndarray:
+    def new_cols(self, n: int, ub: float = np.inf) -> np.ndarray:
         cols = np.arange(self.ncols, self.ncols + n)
         self.ncols += n
         self.c.append(np.zeros(n))
         self.lb.append(np.zeros(n))
-        self.ub.append(np.ones(n))
+        self.ub.append(np.full(n, ub))
         return cols
 
     def add_row(self, cols: np.ndarray, vals: np.ndarray, lb: float, key) -> None:
@@ -175,46 +175,81 @@ class _Builder:
                       n_pairs, self.row_keys, self.blocks)
 
 
+class CompactBuilder(_Builder):
+    """The compact extended formulation of R_{i1} (SPEC §2), grown family by family.
+
+    Each (i2, l, case) family is one row; the blocks (λ, u) it needs are created on
+    first use and shared afterwards.  No family is dropped as dominated: for fixed
+    (i2, case), l → l + 1 adds the (m+1)-th smallest x_{i1 j} and removes the s-th
+    smallest x_{i2 j} (while s > 0), a change of either sign, so no l dominates
+    another in general; the only provable case (case 1 at l = L2 when L_{i2} = L2 > L1:
+    both rows have s' = 0 and the l = L2 row adds one more nonnegative x to the
+    l = L2 − 1 row) saves one row per such i2 and is left in.  Size comes down
+    instead by generating families lazily (``method="families"``).
+
+    :meth:`add_families` may be called repeatedly (family generation): columns and
+    rows are only ever appended, so an LP solver can load the new part into a live
+    model and re-solve from the previous basis.
+    """
+
+    def __init__(self, mu: np.ndarray, i1: int, px: PairIndex):
+        super().__init__(px)
+        self.mu, self.i1, self.px = mu, i1, px
+        self.families = {(i2, l, case): (A, m, B, s)
+                         for i2, l, case, A, m, B, s in constraint_families(mu, i1)}
+        self.active: set = set()
+        self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def block(self, owner: int, members: list[int], count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(cols, coefs) of an expression ≤ the sum of the ``count`` smallest x_{owner j}.
+
+        Exact: mλ − Σ_j u_j with u_j ≥ λ − x_j, λ, u ≥ 0 is at most the sum of any m of
+        the x_j (Σ_{j∈J} x_j ≥ Σ_{j∈J} (λ − u_j) ≥ mλ − Σ_j u_j), with equality at
+        λ = the m-th smallest x, u_j = (λ − x_j)^+.
+        """
+        key = (owner, tuple(members), count)
+        if key in self._cache:
+            return self._cache[key]
+        n = len(members)
+        xcols = self.px.pid[owner, members] if members else np.zeros(0, dtype=np.int64)
+        if count == 0:
+            out = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        elif count == n:
+            out = (xcols, np.ones(n))
+        else:
+            cols = self.new_cols(n + 1)
+            lam, u = cols[0], cols[1:]
+            self.add_link_rows(u, lam, xcols)
+            self.blocks.append((int(lam), u, xcols, count))
+            out = (cols, np.concatenate([[float(count)], -np.ones(n)]))
+        self._cache[key] = out
+        return out
+
+    def add_families(self, keys) -> None:
+        """Append the row (and any new blocks) of every (i2, l, case) in ``keys``."""
+        for key in keys:
+            if key in self.active:
+                continue
+            self.active.add(key)
+            A, m, B, s = self.families[key]
+            i2, _, case = key
+            ca, va = self.block(self.i1, A, m)
+            cb, vb = self.block(i2, B, s)
+            cols, vals = [ca, cb], [va, vb]
+            if case == 1:
+                cols.append(np.array([self.px.pid[self.i1, i2]]))
+                vals.append(np.array([1.0]))
+            self.add_row(np.concatenate(cols), np.concatenate(vals), 1.0, key)
+
+
 def compact_lp(mu: np.ndarray, i1: int, px: PairIndex, families: set | None = None) -> LPData:
     """The compact extended formulation of R_{i1} (SPEC §2), size O(K³) at worst.
 
     ``families`` (a set of (i2, l, case)) keeps only those rows: a relaxation, used
     by the family-generation method.
     """
-    bld = _Builder(px)
-    cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-
-    def block(owner: int, members: list[int], count: int) -> tuple[np.ndarray, np.ndarray]:
-        """(cols, coefs) of an expression ≤ the sum of the `count` smallest x_{owner j}."""
-        key = (owner, tuple(members), count)
-        if key in cache:
-            return cache[key]
-        xcols = px.pid[owner, members] if members else np.zeros(0, dtype=np.int64)
-        if count == 0:
-            out = (np.zeros(0, dtype=np.int64), np.zeros(0))
-        elif count == len(members):
-            out = (xcols, np.ones(len(members)))
-        else:
-            n = len(members)
-            cols = bld.new_cols(n + 1)
-            lam, u = cols[0], cols[1:]
-            bld.add_link_rows(u, lam, xcols)
-            bld.blocks.append((int(lam), u, xcols, count))
-            out = (cols, np.concatenate([[float(count)], -np.ones(n)]))
-        cache[key] = out
-        return out
-
-    for i2, l, case, A, m, B, s in constraint_families(mu, i1):
-        if families is not None and (i2, l, case) not in families:
-            continue
-        ca, va = block(i1, A, m)
-        cb, vb = block(i2, B, s)
-        cols = [ca, cb]
-        vals = [va, vb]
-        if case == 1:
-            cols.append(np.array([px.pid[i1, i2]]))
-            vals.append(np.array([1.0]))
-        bld.add_row(np.concatenate(cols), np.concatenate(vals), 1.0, (i2, l, case))
+    bld = CompactBuilder(mu, i1, px)
+    bld.add_families(k for k in bld.families if families is None or k in families)
     return bld.finish(px.pairs.shape[0])
 
 

@@ -27,6 +27,7 @@ from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import regret_matrix
 
 from .formulations import (
+    CompactBuilder,
     LPData,
     PairIndex,
     compact_lp,
@@ -50,13 +51,15 @@ __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUME
 
 METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
 #: ``method="auto"`` picks this one (the faster in benchmarks/bench_lower_bound.py).
-AUTO_METHOD = "compact"
-#: ``certify=None`` certifies up to this K (about 1 s there; see docs/lower_bound.md).
-CERTIFY_MAX_K = 20
+AUTO_METHOD = "families"
+#: ``certify=None`` certifies up to this K (about 0.3 s there; see docs/lower_bound.md).
+CERTIFY_MAX_K = 32
 #: ``method="enumerate"`` refuses when one winner's R_{i1} has more constraints than this.
 ENUMERATE_MAX_ROWS = 20_000
 #: Row generation stops when no constraint is violated by more than this.
 ROWGEN_TOL = 1e-9
+#: Violation an LP solution may show on rows already in the LP (HiGHS feasibility tolerance).
+_FEAS_TOL = 1e-6
 ROWGEN_MAX_ROUNDS = 1_000
 
 
@@ -146,7 +149,8 @@ def _solve_compact(mu, i1, px, backend):
     data = compact_lp(mu, i1, px)
     sol = PulpLP(data, backend).solve()
     return data, sol, {"rounds": 1, "lp_solves": 1, "rows": data.n_rows,
-                       "rows_generated": 0, "columns": data.n_cols}
+                       "rows_generated": 0, "columns": data.n_cols,
+                       "nonzeros": int(data.indices.size), "simplex_iterations": sol.iterations}
 
 
 def _oracle_rows(mu, i1, px, x_full, tol, ties: int = 1):
@@ -187,34 +191,59 @@ def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
 
 
 def _solve_families(mu, i1, px, backend, tol=ROWGEN_TOL):
-    """Compact blocks generated lazily: add the most violated (i2, l, case) of each i2.
+    """Family generation: the compact formulation, one (i2, l, case) row at a time.
 
-    Each added family enforces all its constraints at once (its compact block), so
-    few rounds are needed; the final LP is a relaxation whose optimum lies in R_{i1}.
+    Start with the smallest l of each (i2, case) (at the optimum most tight families
+    are these: l = L1 − 1, the ECW-like rows, and the case-1 rows at l = L1); each
+    round adds the most violated family of every i2 (oracle at the current x) with
+    its compact block, which enforces all that family's constraints at once.  The
+    blocks and rows are appended to the live HiGHS model, which re-solves from the
+    previous basis.  The final LP is a relaxation of R_{i1} whose optimum lies in
+    R_{i1} (the oracle finds no violated family), so it is optimal: the value is C*_{i1}.
     """
     K = mu.shape[0]
     l0 = l_range_core(losses_core(mu))[0]
-    active: set = set()
-    x_full = np.zeros((K, K))
-    rounds = 0
-    while True:
-        V = cw_oracle_core(mu, i1, x_full)
-        new = set()
-        for i2 in range(K):
-            if V[i2].min() < 1.0 - tol:
-                li, case = np.unravel_index(np.argmin(V[i2]), V[i2].shape)
-                new.add((i2, int(l0 + li), int(case)))
-        if not new:
-            break
-        if rounds >= ROWGEN_MAX_ROUNDS or new <= active:
-            raise SolverError("family generation did not converge")
-        active |= new
-        data = compact_lp(mu, i1, px, families=active)
-        sol = PulpLP(data, backend).solve()
-        rounds += 1
+    bld = CompactBuilder(mu, i1, px)
+    first: dict = {}
+    for i2, l, case in bld.families:
+        if (i2, case) not in first or l < first[(i2, case)][1]:
+            first[(i2, case)] = (i2, l, case)
+    bld.add_families(sorted(first.values()))
+    model = PulpLP(bld.finish(px.pairs.shape[0]), backend)
+    iters = 0
+    for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
+        sol = model.solve()
+        iters += sol.iterations
         x_full = _full(px, np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0), K)
-    return data, sol, {"rounds": rounds, "lp_solves": rounds, "rows": data.n_rows,
-                       "rows_generated": len(active), "columns": data.n_cols}
+        V = cw_oracle_core(mu, i1, x_full)
+        new = []
+        for i2 in np.flatnonzero(V.min(axis=(1, 2)) < 1.0 - tol):
+            # most violated family of i2 not yet in the LP (an active one can only show
+            # a violation of the size of the solver's feasibility tolerance)
+            order = np.argsort(V[i2], axis=None, kind="stable")
+            for flat in order:
+                li, case = np.unravel_index(flat, V[i2].shape)
+                if V[i2, li, case] >= 1.0 - tol:
+                    break
+                key = (int(i2), int(l0 + li), int(case))
+                if key not in bld.active:
+                    new.append(key)
+                    break
+        if not new:
+            if V.min() < 1.0 - _FEAS_TOL:
+                raise SolverError(f"family generation: LP solution violates R_{{i1}} by "
+                                  f"{1.0 - V.min():.2e}")
+            break
+        bld.add_families(new)
+        model.grow(bld.finish(px.pairs.shape[0]))
+    else:
+        raise SolverError(f"family generation did not converge in {ROWGEN_MAX_ROUNDS} rounds")
+    return model.data, sol, {"rounds": rounds, "lp_solves": model.n_solves,
+                             "rows": model.data.n_rows, "rows_generated": len(bld.active),
+                             "families": f"{len(bld.active)}/{len(bld.families)}",
+                             "columns": model.data.n_cols,
+                             "nonzeros": int(model.data.indices.size),
+                             "simplex_iterations": iters}
 
 
 def _solve_enumerate(mu, i1, px, backend):
@@ -260,10 +289,12 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
     ----------
     M : PreferenceMatrix
         Validated matrix without ties (SPEC Assumption A).
-    method : {"auto", "compact", "rowgen", "enumerate"}
-        LP formulation: the compact extended formulation, row generation with the
-        sorting oracle, or every constraint written out (small K only).  ``"auto"``
-        is :data:`AUTO_METHOD`.
+    method : {"auto", "families", "compact", "rowgen", "enumerate"}
+        LP formulation: the compact extended formulation generated family by family
+        (warm-started re-solves), the whole compact formulation in one LP, row
+        generation with the sorting oracle, or every constraint written out (small K
+        only).  ``"auto"`` is :data:`AUTO_METHOD` (``"families"``, the fastest in
+        benchmarks/bench_lower_bound.py).
     certify : bool, optional
         Verify the value in exact rational arithmetic (:mod:`.certificate`);
         default: when K ≤ :data:`CERTIFY_MAX_K`.

@@ -1,13 +1,16 @@
-"""LP back-ends: a PuLP model of :class:`~duelbound.solvers.formulations.LPData`.
+"""LP back-ends: :class:`~duelbound.solvers.formulations.LPData` arrays into HiGHS or CBC.
 
-The PuLP model is built in bulk (one ``LpAffineExpression`` per row from a list of
-(variable, coefficient) pairs, ``LpProblem.extend``) and solved by HiGHS through
-PuLP's ``HiGHS`` interface (highspy), CBC when HiGHS is missing.  PuLP's own
-HiGHS interface adds the matrix one row at a time and cannot re-solve; the
-subclass :class:`_BulkHiGHS` loads the same arrays in one ``addRows`` call and,
-for row generation, appends only the new rows to the live HiGHS model and re-solves
-from the previous basis.  :func:`solve_direct` solves the same arrays with highspy
-and no PuLP (the benchmark's reference).
+The solver is reached through PuLP: HiGHS (highspy) via PuLP's ``HiGHS`` interface,
+CBC when HiGHS is missing.  PuLP's HiGHS interface adds the matrix one row at a time
+and cannot re-solve; the subclass :class:`_BulkHiGHS` loads the arrays into the HiGHS
+model PuLP creates in two bulk calls (``addCols``, ``addRows``) and, for row and family
+generation, appends only the new columns and rows to the live model and re-solves from
+the previous basis.  On this (default) path PuLP's ``LpVariable``/``LpConstraint``
+objects are not built — HiGHS never reads them and at K = 136 they cost as much as the
+solve; with CBC they are built in bulk and PuLP solves them
+(:meth:`PulpLP.pulp_problem` gives the PuLP model on either path).
+:func:`solve_direct` solves the same arrays with highspy and no PuLP (the benchmark's
+reference).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class LPSolution:
     solve_time: float
     col_status: np.ndarray | None = None  # HiGHS basis (0 lower, 1 basic, 2 upper, ...)
     row_status: np.ndarray | None = None
+    iterations: int = 0  # simplex iterations of this solve (HiGHS)
 
 
 def available_backend(preferred: str | None = None) -> str:
@@ -87,9 +91,10 @@ def _read_highs(h, backend: str, t0: float) -> LPSolution:
     if basis.valid:
         cs = np.array([int(s) for s in basis.col_status], dtype=np.int8)
         rs = np.array([int(s) for s in basis.row_status], dtype=np.int8)
-    return LPSolution(float(h.getInfo().objective_function_value), np.array(sol.col_value),
+    info = h.getInfo()
+    return LPSolution(float(info.objective_function_value), np.array(sol.col_value),
                       np.array(sol.row_dual), np.array(sol.col_dual), backend,
-                      time.perf_counter() - t0, cs, rs)
+                      time.perf_counter() - t0, cs, rs, int(info.simplex_iteration_count))
 
 
 def solve_direct(data: LPData, threads: int | None = None) -> LPSolution:
@@ -117,6 +122,7 @@ class _BulkHiGHS(pulp.HiGHS):
         self._owner._bind_indices()
         _load_highs(lp.solverModel, self._owner.data)
         self._owner._loaded_rows = self._owner.data.n_rows
+        self._owner._loaded_cols = self._owner.data.n_cols
 
     def findSolutionValues(self, lp):  # noqa: N802
         # Values and duals are read as arrays by PulpLP.solve (_read_highs); PuLP's
@@ -145,7 +151,10 @@ class _BulkHiGHS(pulp.HiGHS):
 
 
 class PulpLP:
-    """A PuLP model of an LPData that can grow by rows and be re-solved (row generation).
+    """An LP of an LPData, solved through PuLP, that can grow and be re-solved.
+
+    Grows by rows (:meth:`add_rows`, row generation) or by columns and rows
+    (:meth:`grow`, family generation).
 
     Parameters
     ----------
@@ -159,18 +168,51 @@ class PulpLP:
         self.backend = available_backend(backend)
         self.data = data
         self.prob = pulp.LpProblem("C_star", pulp.LpMinimize)
-        # zero-padded names: PuLP orders variables by name, so name order = column order
-        self.vars = [self.prob.add_variable(f"v{k:07d}", lowBound=float(lo), upBound=float(hi))
-                     for k, (lo, hi) in enumerate(zip(data.lb, data.ub))]
-        nz = np.flatnonzero(data.c)
-        self.prob.setObjective(pulp.LpAffineExpression(
-            [(self.vars[k], float(data.c[k])) for k in nz]))
+        self.vars: list[pulp.LpVariable] = []
         self.cons: list[pulp.LpConstraint] = []
-        self._append_constraints(0, data.n_rows)
+        # With HiGHS the arrays go straight into the HiGHS model that PuLP's interface
+        # creates, and PuLP's variable/constraint objects would only be overhead (at
+        # K = 136 building them took as long as the solve): they are built for CBC,
+        # which reads them, or on request (:meth:`pulp_problem`).
+        self._materialised = self.backend != "HiGHS"
+        if self._materialised:
+            self._append_columns(0, data.n_cols)
+            self._append_constraints(0, data.n_rows)
         self._solver = _BulkHiGHS(self) if self.backend == "HiGHS" else \
             pulp.PULP_CBC_CMD(msg=False)
-        self._loaded_rows = 0
+        self._loaded_rows = self._loaded_cols = 0
         self.n_solves = 0
+
+    def _append_columns(self, start: int, stop: int) -> None:
+        d = self.data
+        # zero-padded names: PuLP orders variables by name, so name order = column order
+        self.vars += [self.prob.add_variable(
+            f"v{k:07d}", lowBound=float(d.lb[k]),
+            upBound=float(d.ub[k]) if np.isfinite(d.ub[k]) else None)
+            for k in range(start, stop)]
+        nz = np.flatnonzero(d.c)
+        self.prob.setObjective(pulp.LpAffineExpression(
+            [(self.vars[k], float(d.c[k])) for k in nz]))
+
+    def pulp_problem(self) -> pulp.LpProblem:
+        """The model as a PuLP ``LpProblem`` (built now if the HiGHS path skipped it)."""
+        if not self._materialised:
+            self._materialised = True
+            self._append_columns(0, self.data.n_cols)
+            self._append_constraints(0, self.data.n_rows)
+        return self.prob
+
+    def grow(self, data: LPData) -> None:
+        """Replace the data by an extension of it (same leading columns and rows, more appended).
+
+        With HiGHS the next :meth:`solve` loads only the new columns and rows into the
+        live model and re-solves from the previous basis (family generation).
+        """
+        start_c, start_r = self.data.n_cols, self.data.n_rows
+        self.data = data
+        if self._materialised:
+            self._append_columns(start_c, data.n_cols)
+            self._append_constraints(start_r, data.n_rows)
 
     def _append_constraints(self, start: int, stop: int) -> None:
         d, V = self.data, self.vars
@@ -195,14 +237,19 @@ class PulpLP:
         import highspy
 
         d = self.data
+        c0 = self._loaded_cols
+        if d.n_cols > c0:
+            n = d.n_cols - c0
+            h.addCols(n, d.c[c0:], d.lb[c0:], d.ub[c0:], 0, np.zeros(0, dtype=np.int32),
+                      np.zeros(0, dtype=np.int32), np.zeros(0))
+        self._loaded_cols = d.n_cols
         start = self._loaded_rows
         if d.n_rows > start:
             lo, hi = d.indptr[start], d.indptr[-1]
             _add_rows(h, d.row_lb[start:], d.indptr[start:], d.indices[lo:hi], d.data[lo:hi],
                       highspy.kHighsInf)
-            for r in range(start, d.n_rows):
-                self.cons[r].index = r
         self._loaded_rows = d.n_rows
+        self._bind_indices()
 
     def add_rows(self, keys: list, rows: list[np.ndarray]) -> None:
         """Append ≥ 1 rows with unit coefficients on the given columns."""
@@ -214,7 +261,8 @@ class PulpLP:
         d.data = np.concatenate([d.data, np.ones(int(lens.sum()))])
         d.row_lb = np.concatenate([d.row_lb, np.ones(len(rows))])
         d.row_keys.extend(keys)
-        self._append_constraints(start, d.n_rows)
+        if self._materialised:
+            self._append_constraints(start, d.n_rows)
 
     def solve(self) -> LPSolution:
         """Solve (first call) or re-solve in place after :meth:`add_rows` (HiGHS)."""

@@ -44,7 +44,7 @@ from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownN
 
 __all__ = [
     "kl_half_core", "losses_core", "regret_core", "l_range_core", "cw_oracle_core",
-    "ecw_oracle_core", "in_region", "Constraint", "tight_constraints", "as_mu",
+    "ecw_oracle_core", "ecw_oracle_into", "in_region", "Constraint", "tight_constraints", "as_mu",
 ]
 
 _SERIES_X = 0.01  # |µ − 1/2| below which the even power series of d(1/2 + x, 1/2) is used
@@ -164,22 +164,51 @@ def ecw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> float:
     (4) contributes x_{i1 j} (j ∈ I_{i1}, must be ≥ 1); (5) the sum of the
     m = L_{i2} − L_{i1} + 1 smallest x_{j i2}, j ∈ S_{i2} \\ {i1}.  +inf if none.
     """
+    return ecw_oracle_into(mu, losses_core(mu), i1, x, -np.inf, np.empty(mu.shape[0]))
+
+
+@numba.njit(cache=True)
+def ecw_oracle_into(mu: np.ndarray, L: np.ndarray, i1: int, x: np.ndarray,
+                    stop_below: float, buf: np.ndarray) -> float:
+    """:func:`ecw_oracle_core` without allocations (the simulator's per-step call).
+
+    ``L`` = :func:`losses_core` (mu), ``buf`` a float work array of length ≥ K.
+    Returns as soon as the running minimum is < ``stop_below`` (a membership test
+    needs no more); with ``stop_below = -inf`` it is the full minimum.  The sums
+    add the sorted values in ascending order, as ``_sorted_prefix`` does, so the
+    result is bit-identical to the allocating formulation.
+    """
     K = mu.shape[0]
-    L = losses_core(mu)
     best = np.inf
     for j in range(K):
         if j != i1 and mu[i1, j] > 0.5:
             best = min(best, x[i1, j])
+    if best < stop_below:
+        return best
     for i2 in range(K):
         if i2 == i1:
             continue
-        B = np.array([j for j in range(K) if j != i2 and j != i1 and mu[i2, j] < 0.5],
-                     dtype=np.int64)
         m = L[i2] - L[i1] + 1
-        if m > B.size or m < 1:
+        if m < 1:
             continue
-        pre, _ = _sorted_prefix(x[i2], B)
-        best = min(best, pre[m])
+        n = 0
+        for j in range(K):  # B = S_{i2} \\ {i1}, its x values insertion-sorted into buf
+            if j != i2 and j != i1 and mu[i2, j] < 0.5:
+                v = x[i2, j]
+                k = n
+                while k > 0 and buf[k - 1] > v:
+                    buf[k] = buf[k - 1]
+                    k -= 1
+                buf[k] = v
+                n += 1
+        if m > n:
+            continue
+        acc = 0.0
+        for k in range(m):
+            acc += buf[k]
+        best = min(best, acc)
+        if best < stop_below:
+            return best
     return best
 
 

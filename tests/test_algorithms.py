@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from duelbound.checks.simulator import ALGORITHMS, run_single
-from duelbound.theory import examples
+from duelbound.theory import examples, generators
 from duelbound.theory import structure as st
 
 COPELAND = [a for a, s in ALGORITHMS.items() if s.copeland and a != "cw-rmed"]
@@ -91,3 +95,74 @@ def test_dts_above_half_probability_matches_beta_sf():
             exact = beta.sf(0.5, W[0, 1] + 1, W[1, 0] + 1)
             assert P[0, 1] == pytest.approx(exact, abs=1e-9)
             assert P[1, 0] == pytest.approx(1 - exact, abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(K=hst.integers(3, 7), seed=hst.integers(0, 2**31 - 1),
+       growth=hst.floats(1.0, 3.0), kind=hst.sampled_from(["cw", "ecw"]))
+def test_rmed_membership_cache_window(K, seed, growth, kind):
+    # CW-/ECW-RMED's membership cache (checks/alg_rmed.py) relies on: with N, µ̂ fixed,
+    # every constraint value at x(ℓ) = min(N d̂/ℓ, 1) is ≥ (ℓ0/ℓ) × its value at ℓ0.
+    # Checked on the oracle minima against a brute-force clip/scale, ℓ = growth·ℓ0.
+    from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_core, kl_half_core
+
+    rng = np.random.default_rng(seed)
+    mu = generators.random_matrix(K, seed=seed).values
+    d = kl_half_core(mu)
+    N = rng.integers(0, 400, (K, K))
+    N = np.triu(N, 1) + np.triu(N, 1).T
+    L = (mu < 0.5).sum(axis=1)
+    i1 = int(np.argmin(L))
+    l0 = float(rng.uniform(1.0, 12.0))
+    l1 = l0 * growth
+    x0 = np.minimum(N * d / l0, 1.0)
+    x1 = np.minimum(N * d / l1, 1.0)
+    if kind == "ecw":
+        v0, v1 = ecw_oracle_core(mu, i1, x0), ecw_oracle_core(mu, i1, x1)
+    else:
+        v0, v1 = cw_oracle_core(mu, i1, x0).min(), cw_oracle_core(mu, i1, x1).min()
+    assert v1 >= (l0 / l1) * v0 * (1 - 1e-12)
+    # and the allocation-free early-exit variant agrees with the full minimum
+    if kind == "ecw":
+        from duelbound.solvers.oracle import ecw_oracle_into, losses_core
+
+        full = ecw_oracle_into(mu, losses_core(mu), i1, x0, -np.inf, np.empty(K))
+        assert full == v0
+        cut = ecw_oracle_into(mu, losses_core(mu), i1, x0, 1.0, np.empty(K))
+        assert (cut >= 1.0) == (v0 >= 1.0)
+
+
+@functools.cache
+def _beta_sampler():
+    """A compiled loop over alg_dts._beta_above_half (compiled once per session)."""
+    import numba as nb
+
+    from duelbound.checks.alg_dts import _beta_above_half
+
+    @nb.njit
+    def sample(W, P, LQ, rng, n):
+        out = np.empty(n)
+        for s in range(n):
+            out[s] = _beta_above_half(W, P, LQ, rng, 1, 0)
+        return out
+
+    return sample
+
+
+@pytest.mark.parametrize("w_ij, w_ji", [(3, 9), (40, 70), (500, 560), (7, 5), (0, 0)])
+def test_dts_beta_above_half_is_the_truncated_beta(w_ij, w_ji):
+    # D-TS draws θ | θ > 1/2 (phase 2 and D-TS+) by a truncated-binomial construction
+    # when P(θ > 1/2) < 1/4, else by rejection: KS test against scipy's Beta conditioned
+    # on (1/2, 1], with P and log pmf computed independently by scipy.
+    from scipy.stats import beta, binom, kstest
+
+    sample = _beta_sampler()
+    a, b = w_ij + 1, w_ji + 1
+    W = np.array([[0, w_ji], [w_ij, 0]], np.int64)  # arm 1 beat arm 0 w_ij times
+    sf = beta.sf(0.5, a, b)
+    P = np.array([[0.5, 1 - sf], [sf, 0.5]])
+    LQ = np.full((2, 2), binom.logpmf(w_ji, w_ij + w_ji + 1, 0.5))  # pmf of W_lo,hi = W_01
+    x = sample(W, P, LQ, np.random.default_rng(5), 4000)
+    assert np.all(x > 0.5)
+    cdf = lambda v: (beta.cdf(v, a, b) - beta.cdf(0.5, a, b)) / sf  # noqa: E731
+    assert kstest(x, cdf).pvalue > 1e-3
