@@ -40,8 +40,8 @@ from duelbound.theory.regret import regret_matrix
 
 from .oracle import losses_core
 
-__all__ = ["threshold_core", "ecw_winner_core", "ecw_winner_into", "ecw_core", "ecw_core_into",
-           "ecw_bound", "ECWBoundResult"]
+__all__ = ["threshold_core", "sorted_threshold", "ecw_winner_core", "ecw_winner_into",
+           "ecw_core", "ecw_core_into", "ecw_bound", "ECWBoundResult"]
 
 
 @numba.njit(cache=True)
@@ -56,7 +56,16 @@ def threshold_core(c: np.ndarray, m: int) -> tuple[float, int]:
     n = c.size
     if n < m or m < 1:
         return 0.0, 0
-    cs = np.sort(c)
+    return sorted_threshold(np.sort(c), n, m)
+
+
+@numba.njit(cache=True)
+def sorted_threshold(cs: np.ndarray, n: int, m: int) -> tuple[float, int]:
+    """min_{h = n−m+1..n} (Σ_{t≤h} cs_t)/(h − (n − m)) for ascending ``cs[:n]``, and its h.
+
+    The one evaluation of [K16] Theorem 5, shared by :func:`threshold_core` and the
+    allocation-free :func:`ecw_winner_into`; needs 1 ≤ m ≤ n.
+    """
     k = n - m
     best = np.inf
     best_h = 0
@@ -117,20 +126,9 @@ def ecw_winner_into(mu: np.ndarray, d: np.ndarray, r: np.ndarray, L: np.ndarray,
                 n += 1
         if n < m or m < 1:
             continue
-        # threshold_core on the sorted costs: min_{h > n−m} (Σ_{t≤h} c_(t)) / (h − (n − m))
-        kk = n - m
-        best = np.inf
-        h = 0
-        acc = 0.0
-        for hh in range(1, n + 1):
-            acc += cbuf[hh - 1]
-            if hh > kk:
-                v = acc / (hh - kk)
-                if v < best:
-                    best = v
-                    h = hh
+        best, h = sorted_threshold(cbuf, n, m)
         total += best
-        e = 1.0 / (h - kk)
+        e = 1.0 / (h - (n - m))
         for t in range(h):
             j = ibuf[t]
             q_out[j, i2] = e / d[j, i2]
@@ -201,15 +199,23 @@ class ECWBoundResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "value": self.value,
-            "per_winner": {str(k): v for k, v in self.per_winner.items()},
-            "winners": list(self.winners),
-            "allocation": self.allocation.tolist(),
-            "allocations": {str(k): v.tolist() for k, v in self.allocations.items()},
+            **allocation_fields(self),
             "method": self.method,
             "convention": self.convention,
             "source": "[K16] Sec. 4.2, Theorem 5 (SPEC Sec. 3)",
         }
+
+
+def allocation_fields(res: Any) -> dict[str, Any]:
+    """JSON form of the fields every bound result with an allocation has (value,
+    per-winner values, minimisers, allocation of the minimiser, all allocations)."""
+    return {
+        "value": res.value,
+        "per_winner": {str(k): v for k, v in res.per_winner.items()},
+        "winners": list(res.winners),
+        "allocation": res.allocation.tolist(),
+        "allocations": {str(k): v.tolist() for k, v in res.allocations.items()},
+    }
 
 
 def ecw_bound(M: PreferenceMatrix, *, method: str = "threshold") -> ECWBoundResult:

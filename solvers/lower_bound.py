@@ -26,6 +26,7 @@ from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameErro
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import regret_matrix
 
+from .ecw import allocation_fields
 from .formulations import (
     CompactBuilder,
     LPData,
@@ -108,11 +109,7 @@ class LowerBoundResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "value": self.value,
-            "per_winner": {str(k): v for k, v in self.per_winner.items()},
-            "winners": list(self.winners),
-            "allocation": self.allocation.tolist(),
-            "allocations": {str(k): v.tolist() for k, v in self.allocations.items()},
+            **allocation_fields(self),
             "evidence": self.evidence.tolist(),
             "tight": {str(k): [c.to_dict() for c in v] for k, v in self.tight.items()},
             "stats": self.stats,
