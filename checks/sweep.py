@@ -369,19 +369,28 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     the task that was running is blamed, so a neighbour of a crashing task is never
     charged an attempt.  The cost is one client round trip per task (see the benchmark).
     """
+    import asyncio
     from collections import deque
 
-    from dask.distributed import as_completed
+    from dask.distributed import wait
 
     def submit(key: str, attempt: int) -> Any:
         fn, args = jobs[key]
         return client.submit(fn, *args, key=f"{KEY_PREFIX}-{key}-{attempt}", pure=False,
                              retries=0)
 
+    def outcome(fut: Any) -> dict[str, Any]:
+        try:
+            out = fut.result()
+        except Exception as exc:  # the task raised, KilledWorker, CancelledError, lost data
+            return {"status": "error", "error": f"{type(exc).__name__}: {exc}", "worker": None}
+        if not isinstance(out, dict):
+            return {"status": "error", "error": f"task returned {type(out).__name__}",
+                    "worker": None}
+        return out
+
     queue = deque((key, 0) for key in jobs)
     pending: dict[Any, tuple[str, int]] = {}
-    # results are fetched by the event loop, not by one blocking call per task
-    ac = as_completed(with_results=True, raise_errors=False)
     capacity = _Capacity(client)
     failures = 0
     idle_since = None
@@ -390,7 +399,6 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
             key, attempt = queue.popleft()
             fut = submit(key, attempt)
             pending[fut] = (key, attempt)
-            ac.add(fut)
         if not pending:  # no live worker (all restarting, or none joined yet)
             idle_since = idle_since or time.monotonic()
             if time.monotonic() - idle_since > worker_wait:
@@ -399,23 +407,26 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
             capacity.at = -math.inf
             continue
         idle_since = None
-        fut, out = next(ac)
-        key, attempt = pending.pop(fut)
-        if fut.status == "error" or not isinstance(out, dict):
-            # KilledWorker, lost data: (type, exception, traceback); or CancelledError
-            exc = out[1] if isinstance(out, tuple) else out
-            out = {"status": "error", "error": f"{type(exc).__name__}: {exc}",
-                   "worker": None}
-        fut.release()
-        if out["status"] != "ok" and attempt < retries:
-            queue.appendleft((key, attempt + 1))
-            capacity.at = -math.inf  # a worker may have died: recount before submitting
+        # wait() with a timeout, polled, rather than as_completed: a streaming
+        # as_completed that futures are added to one by one was seen to miss a finished
+        # future and block forever (benchmarks/bench_sweep.py with 200 tiny tasks)
+        try:
+            done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+        except (TimeoutError, asyncio.TimeoutError):
             continue
-        failures += out["status"] != "ok"
-        on_done(key, out, attempt + 1)
-        bar.update(1)
-        if failures:
-            bar.set_postfix(failed=failures, refresh=False)
+        for fut in done:
+            key, attempt = pending.pop(fut)
+            out = outcome(fut)
+            fut.release()
+            if out["status"] != "ok" and attempt < retries:
+                queue.appendleft((key, attempt + 1))
+                capacity.at = -math.inf  # a worker may have died: recount before submitting
+                continue
+            failures += out["status"] != "ok"
+            on_done(key, out, attempt + 1)
+            bar.update(1)
+            if failures:
+                bar.set_postfix(failed=failures, refresh=False)
     return failures
 
 
