@@ -37,14 +37,9 @@ def _reward(env, rng, Wl, delta, i, stop_at):
     if j >= i:
         j += 1
     while True:
-        n = Wl[i, j] + Wl[j, i]
-        if n > 0:
-            m = Wl[i, j] / n
-            rad = math.sqrt(math.log(4.0 * K * K * n * n / delta) / (2.0 * n))
-            if m - rad > 0.5:
-                return 1
-            if m + rad < 0.5:
-                return 0
+        settled = _settled(Wl, delta, i, j)
+        if settled >= 0:
+            return settled
         if env.clock[0] >= stop_at or finished(env):
             return -1
         if duel(env, rng, i, j):
