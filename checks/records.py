@@ -187,10 +187,9 @@ def plot_results(results: list[SimulationResult], path: str | None = None, ax=No
     if convention == "komiyama" and bounds:
         t = results[0].checkpoints.astype(float)
         logt = np.log(np.maximum(t, 1.0))
-        for key, style in (("C*", "k--"), ("C^E*", "k:")):
-            if key in bounds:
-                ax.plot(t, bounds[key] * logt, style,
-                        label=f"{key}·log t = {bounds[key]:.4g}·log t")
+        for key, value in bounds.items():  # "C*" (or "C* (uncertified)") and "C^E*"
+            ax.plot(t, value * logt, "k:" if key == "C^E*" else "k--",
+                    label=f"{key}·log t = {value:.4g}·log t")
     ax.set_xscale("log")
     ax.set_xlabel("t (duels)")
     ax.set_ylabel(f"cumulative regret ({convention})")

@@ -106,12 +106,18 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
         from duelbound.solvers.lower_bound import lower_bound
     except ImportError:
         return out
-    # Plot lines only: C* is taken uncertified (the LP value), C^E* is exact ([K16] Th. 5).
-    for key, fn in (("C*", lambda m: lower_bound(m, certify=False)), ("C^E*", ecw_bound)):
-        try:
-            out[key] = float(fn(M).value)
-        except (DuelboundError, ImportError):
-            continue
+    # C^E* is exact ([K16] Th. 5); C* carries its certificate status in its key, so a
+    # plot or JSON never shows an uncertified LP value (K > CERTIFY_MAX_K) as plain "C*".
+    try:
+        lb = lower_bound(M)
+        exact = lb.certificate.get("status") == "exact"
+        out["C*" if exact else "C* (uncertified)"] = float(lb.value)
+    except (DuelboundError, ImportError):
+        pass
+    try:
+        out["C^E*"] = float(ecw_bound(M).value)
+    except (DuelboundError, ImportError):
+        pass
     return out
 
 

@@ -38,6 +38,9 @@ def test_plot_and_bounds(tmp_path):
     # C^E* of cyclic, hand-derived in SPEC §2: 1/d(0.6, 1/2).
     d06 = 0.6 * np.log(1.2) + 0.4 * np.log(0.8)
     assert res.bounds["C^E*"] == pytest.approx(1 / d06, rel=1e-9)
+    # C* (certified, so labelled plainly): 1/(2 d(0.6, 1/2)) + 1/d(0.9, 1/2).
+    d09 = 0.9 * np.log(1.8) + 0.1 * np.log(0.2)
+    assert res.bounds["C*"] == pytest.approx(1 / (2 * d06) + 1 / d09, rel=1e-9)
     out = tmp_path / "r.png"
     res.plot(str(out))
     assert out.stat().st_size > 0

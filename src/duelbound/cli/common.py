@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -11,6 +12,17 @@ from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.io import read_matrix
 from duelbound.theory.matrix import PreferenceMatrix
+
+
+def horizon(text: str) -> int:
+    """argparse type for a horizon T: a positive integer, ``1e6`` notation accepted."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 1 or value != int(value):
+        raise argparse.ArgumentTypeError(f"T must be a positive integer (1e6 ok), got {text!r}")
+    return int(value)
 
 
 def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) -> None:

@@ -16,28 +16,18 @@ import math
 
 from duelbound.theory.errors import DuelboundError
 
-from .common import add_matrix_arguments, load_matrix, write_json
+from .common import add_matrix_arguments, horizon, load_matrix, write_json
 
 NAME = "simulate"
 ORDER = 40
 HELP = "simulate dueling-bandit algorithms and measure their regret"
 
 
-def _horizon(text: str) -> int:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value) or value < 1 or value != int(value):
-        raise argparse.ArgumentTypeError(f"T must be a positive integer (1e6 ok), got {text!r}")
-    return int(value)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser)
     parser.add_argument("--algorithms", default="ecw-rmed,d-ts", metavar="A,B,...",
                         help="comma-separated names, or 'all' (default: ecw-rmed,d-ts)")
-    parser.add_argument("--T", type=_horizon, default=10**5, help="horizon (1e6 notation ok)")
+    parser.add_argument("--T", type=horizon, default=10**5, help="horizon (1e6 notation ok)")
     parser.add_argument("--runs", type=int, default=10, help="independent runs (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--processes", type=int, default=None, help="worker processes")

@@ -29,22 +29,11 @@ import sys
 
 from duelbound.theory.errors import DuelboundError
 
-from .common import add_matrix_arguments, load_matrices, write_json
+from .common import add_matrix_arguments, horizon, load_matrices, write_json
 
 NAME = "sweep"
 ORDER = 70
 HELP = "resumable simulation / bound sweeps on Dask, stored in SQLite"
-
-
-def _horizon(text: str) -> int:
-    """T as an integer; accepts 1e6 notation."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value != int(value) or value < 1:
-        raise argparse.ArgumentTypeError(f"T must be a positive integer, got {text}")
-    return int(value)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="matrix files (same as the positional FILEs)")
     parser.add_argument("--algorithms", metavar="A,B,...",
                         help="comma-separated simulator algorithms (or plugin module:callable)")
-    parser.add_argument("--T", type=_horizon, metavar="N", help="horizon (1e6 notation ok)")
+    parser.add_argument("--T", type=horizon, metavar="N", help="horizon (1e6 notation ok)")
     parser.add_argument("--runs", type=int, default=1, metavar="R", help="runs per pair")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="sweep seed S")
     parser.add_argument("--params", metavar="JSON",

@@ -19,21 +19,11 @@ import argparse
 import os
 import sys
 
-from .common import write_json
+from .common import horizon, write_json
 
 NAME = "verify"
 ORDER = 60
 HELP = "verify an outside implementation (protocol, consistency, C*, reference)"
-
-
-def _horizon(text: str) -> int:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if v != int(v) or v < 1:
-        raise argparse.ArgumentTypeError(f"T must be a positive integer, got {text!r}")
-    return int(v)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--matrices", action="append", default=[], metavar="NAME|FILE",
                         help="bundled example or matrix file (repeatable; default: cyclic, "
                              "multi_winner, unique_copeland)")
-    parser.add_argument("--T", type=_horizon, default=20_000, help="horizon (accepts 1e5)")
+    parser.add_argument("--T", type=horizon, default=20_000, help="horizon (accepts 1e5)")
     parser.add_argument("--runs", type=int, default=4, help="runs per matrix (default 4)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--reference", metavar="NAME", help="bundled algorithm to compare with")
