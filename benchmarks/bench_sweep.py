@@ -11,8 +11,12 @@ worker), then a fresh store is swept through its scheduler address (the same cod
 as ``--scheduler``).  Reported, side by side from one run:
 
 * tasks/s and the speed-up of 2 workers over 1;
-* overhead per task = (elapsed · workers − Σ task wall time) / tasks: everything that
-  is not the simulation (scheduling, transfer, result handling, the SQLite commit);
+* scheduling overhead per task = the time a worker sits idle between the end of one
+  task and the start of its next (timestamps written by the plugin
+  ``benchmarks/sweep_timing.py`` around ``run_single``), median and mean over all
+  consecutive pairs: what Dask adds to every task;
+* overhead per task from the totals = (elapsed · workers − Σ task wall time) / tasks:
+  the same plus the ramp-up and the tail (a worker idle while the last task runs);
 * empty tasks (T = 10): elapsed · workers / tasks is the whole per-task cost of
   Dask + result handling + commit, with no simulation to hide behind;
 * the CPU time (all processes) of the empty-task sweep per task: the machinery's cost
@@ -27,14 +31,33 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 from duelbound.checks.simulator import run_single
 from duelbound.checks.store import SweepStore
 from duelbound.checks.sweep import local_cluster_config, sweep
 from duelbound.theory import examples
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # sweep_timing, for this process and the spawned workers
+PLUGIN = "sweep_timing:timed"
+
+
+def _idle_gaps(log: Path) -> np.ndarray:
+    """Idle time between consecutive tasks of the same worker process (seconds)."""
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for line in log.read_text().split("\n"):
+        if line:
+            pid, a, b = line.split()
+            spans.setdefault(pid, []).append((float(a), float(b)))
+    gaps = [nxt[0] - cur[1] for v in spans.values()
+            for cur, nxt in zip(sorted(v), sorted(v)[1:])]
+    return np.array(gaps)
 
 
 def _calibrate(M, seconds: float) -> int:
@@ -62,7 +85,10 @@ def _measure(M, T: int, tasks: int, empty_tasks: int, workers: int, tmp: Path) -
         sweep([M], ["uniform"], 1000, 2 * workers, 999, tmp / f"warm{workers}.sqlite",
               scheduler=addr)
         store = tmp / f"bench{workers}.sqlite"
-        res = sweep([M], ["uniform"], T, tasks, 0, store, scheduler=addr)
+        log = tmp / f"times{workers}.txt"
+        res = sweep([M], [PLUGIN], T, tasks, 0, store, scheduler=addr,
+                    params={PLUGIN: {"algorithm": "uniform", "log": str(log)}})
+        gaps = _idle_gaps(log)
         # tasks of ~0 s: what remains is the per-task cost of Dask + the store; its CPU
         # time (client + in-process scheduler + workers) does not depend on the load
         cpu0 = _cpu(client)
@@ -74,6 +100,7 @@ def _measure(M, T: int, tasks: int, empty_tasks: int, workers: int, tmp: Path) -
     return {"workers": workers, "tasks": res.completed, "elapsed": res.elapsed,
             "rate": res.completed / res.elapsed, "task_s": busy / len(rows),
             "overhead_ms": 1e3 * (res.elapsed * workers - busy) / len(rows),
+            "gap_median_ms": 1e3 * float(np.median(gaps)), "gap_mean_ms": 1e3 * float(gaps.mean()),
             "empty_rate": empty.completed / empty.elapsed,
             "empty_ms": 1e3 * empty.elapsed * workers / empty.completed,
             "empty_cpu_ms": 1e3 * (cpu1 - cpu0) / empty.completed}
@@ -126,12 +153,14 @@ def main() -> None:
     print(f"load average before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}   "
           f"after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     print()
-    print("| workers | tasks | elapsed (s) | tasks/s | mean task (s) | overhead/task (ms) "
-          "| empty tasks/s | empty task: wall ms x workers | empty task: CPU ms |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| workers | tasks | elapsed (s) | tasks/s | mean task (s) | idle between tasks, "
+          "median / mean (ms) | overhead/task from totals (ms) | empty tasks/s "
+          "| empty task: wall ms x workers | empty task: CPU ms |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(f"| {r['workers']} | {r['tasks']} | {r['elapsed']:.2f} | {r['rate']:.3f} | "
-              f"{r['task_s']:.3f} | {r['overhead_ms']:.1f} | {r['empty_rate']:.1f} | "
+              f"{r['task_s']:.3f} | {r['gap_median_ms']:.1f} / {r['gap_mean_ms']:.1f} | "
+              f"{r['overhead_ms']:.1f} | {r['empty_rate']:.1f} | "
               f"{r['empty_ms']:.1f} | {r['empty_cpu_ms']:.1f} |")
     print()
     print(f"speed-up 2 vs 1 workers: {results[1]['rate'] / results[0]['rate']:.2f}x "

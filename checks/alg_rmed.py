@@ -9,6 +9,7 @@ CW-/ECW-RMED call the package's solver cores (:mod:`duelbound.solvers.oracle`,
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numba as nb
@@ -16,6 +17,12 @@ import numpy as np
 
 from duelbound.solvers.ecw import ecw_core_into
 from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_into
+from duelbound.solvers.parametric import (
+    CStarTracker,
+    basis_still_optimal,
+    cw_values_core,
+    pair_costs_core,
+)
 
 from .alg_common import AlgorithmSpec, kl_half_scalar, log_guard, loglog_guard, random_argmax
 from .environment import duel, finished
@@ -134,7 +141,9 @@ def _add_next(p, inR, inN, listN, nN):
 def _play_tracked(env, rng, mh, dh, L, state, i, j):
     """:func:`_play` that also keeps L_i = #{k : µ̂_ik < 1/2} and the number of exact
     ties µ̂_ij = 1/2 (``state[1]``) up to date, and bumps ``state[0]`` (the version of
-    (N, µ̂) off the diagonal) when a pair i ≠ j is drawn. Self-duels change neither."""
+    (N, µ̂) off the diagonal) when a pair i ≠ j is drawn and ``state[2]`` (the version of
+    the empirical tournament) when the sign of µ̂_ij − 1/2 changes. Self-duels change
+    none of them."""
     if i == j or finished(env):
         duel(env, rng, i, j)
         return
@@ -146,6 +155,8 @@ def _play_tracked(env, rng, mh, dh, L, state, i, j):
         state[1] -= 1
     if after == 0.5:
         state[1] += 1
+    if (before < 0.5) != (after < 0.5) or (before > 0.5) != (after > 0.5):
+        state[2] += 1
     if (before < 0.5) != (after < 0.5):  # i's loss to j appeared or vanished
         s = 1 if after < 0.5 else -1
         L[i] += s
@@ -163,31 +174,44 @@ def _member_value(mh, L, i1, x, ecw, buf):
     return cw_oracle_core(mh, i1, x).min()
 
 
+# CW-RMED's LP state lives in Python (one CStarTracker per run, HiGHS models inside);
+# the compiled loop holds only its id and reaches it through numba's object mode.
+_TRACKERS: dict[int, CStarTracker] = {}
+_TRACKER_IDS = itertools.count(1)
+
+
+def _cw_prepare(M, env) -> tuple:
+    """Runner arguments of CW-RMED: (ecw=False, id of a fresh per-run tracker)."""
+    tid = next(_TRACKER_IDS)
+    _TRACKERS[tid] = CStarTracker(M.K)
+    return (False, tid)
+
+
+def _cw_resolve_py(tid: int, mh: np.ndarray, dh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sol = _TRACKERS[tid].solve(mh, dh)
+    return sol.checks, sol.evidence
+
+
 @nb.njit(cache=True)
-def _cw_solve(mh, values, q):
-    """C*_{i1}(µ̂) per winner (+inf elsewhere) into ``values`` and q̂ of the minimiser into
-    ``q``, via duelbound.solvers.lower_bound (numba object mode)."""
+def _cw_resolve(tid, mh, dh):
+    """The LP of [K16] §3 on µ̂ for every empirical winner (warm-started HiGHS models of
+    :class:`duelbound.solvers.parametric.CStarTracker`): basis tests G and vertices X."""
+    with nb.objmode(G="float64[:, :]", X="float64[:, :]"):
+        G, X = _cw_resolve_py(tid, mh, dh)
+    return G, X
+
+
+@nb.njit(cache=True)
+def _cw_release(tid):
     with nb.objmode():
-        _cw_solve_py(mh, values, q)
-
-
-def _cw_solve_py(mh: np.ndarray, values: np.ndarray, q: np.ndarray) -> None:
-    """Python side of :func:`_cw_solve`: the LP of [K16] §3 on µ̂ (row generation)."""
-    from duelbound.solvers.lower_bound import lower_bound
-    from duelbound.theory.matrix import PreferenceMatrix
-
-    res = lower_bound(PreferenceMatrix(mh), certify=False)
-    values[:] = np.inf
-    for i1, v in res.per_winner.items():
-        values[i1] = v
-    q[:, :] = res.allocation
+        _TRACKERS.pop(tid, None)
 
 
 _WINDOW_MARGIN = 1e-12  # relative slack that keeps the cached membership rigorous in floats
 
 
 @nb.njit(cache=True)
-def run_cw_rmed(env, rng, ecw, alpha, beta):
+def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
 
     Pairs are encoded p = i·K + j; L_C and L_R start as all pairs i > j.
@@ -237,7 +261,8 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
     fbuf = np.empty(K)
     ibuf = np.empty(K, np.int64)
     L = np.zeros(K, np.int64)  # losses of µ̂ (all µ̂ = 1/2 at the start: none)
-    state = np.zeros(2, np.int64)  # [version of N/µ̂ off the diagonal, exact ties among i > j]
+    # [version of N/µ̂ off the diagonal, exact ties among i > j, version of the tournament]
+    state = np.zeros(3, np.int64)
     state[1] = K * (K - 1) // 2
     inR = np.zeros(KK, np.bool_)
     inN = np.zeros(KK, np.bool_)
@@ -255,6 +280,10 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
     cache_version = -1  # membership cache: valid for this version and log t ≤ cache_logt
     cache_logt = -1.0
     cache_star = -1
+    cost = np.zeros(KK)  # CW: pair costs r/d̂; basis tests and vertices of the last LP solve
+    G = np.full((1, KK), np.nan)
+    X = np.zeros((K, KK))
+    basis_version = -1
     while not finished(env):
         # Step 4: forced exploration, evaluated at the start of the pass.
         t = env.clock[0] + 1.0
@@ -309,9 +338,13 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
                             for j in range(K):
                                 r[i, j] = (L[i] + L[j] - 2.0 * l1) / (2.0 * (K - 1))
                         ecw_core_into(mh, dh, r, L, values, q, work, fbuf, ibuf)
+                        star = int(np.argmin(values))
                     else:
-                        _cw_solve(mh, values, q)
-                    star = int(np.argmin(values))
+                        pair_costs_core(L, dh, cost)
+                        if not (basis_version == state[2] and basis_still_optimal(G, cost)):
+                            G, X = _cw_resolve(tracker, mh, dh)
+                            basis_version = state[2]
+                        star = cw_values_core(cost, X, L, dh, values, q)
                     for i in range(K):
                         for j in range(i):
                             if q[i, j] > env.N[i, j] / logt:
@@ -325,11 +358,13 @@ def run_cw_rmed(env, rng, ecw, alpha, beta):
             inR[listN[c]] = True
             inN[listN[c]] = False
         nC = nN
+    if not ecw:
+        _cw_release(tracker)
 
 
 RMED1_SPEC = AlgorithmSpec("rmed1", run_rmed1, {"fk_scale": 0.3, "fk_power": 1.01},
                            "Komiyama et al. 2015, Alg. 1 (RMED1)", copeland=False)
 CW_SPEC = AlgorithmSpec("cw-rmed", run_cw_rmed, {"alpha": 3.0, "beta": 0.01},
-                        "[K16] Alg. 1 (CW)", prepare=lambda M, env: (False,))
+                        "[K16] Alg. 1 (CW)", prepare=_cw_prepare)
 ECW_SPEC = AlgorithmSpec("ecw-rmed", run_cw_rmed, {"alpha": 3.0, "beta": 0.01},
-                         "[K16] Alg. 1 (ECW)", prepare=lambda M, env: (True,))
+                         "[K16] Alg. 1 (ECW)", prepare=lambda M, env: (True, 0))

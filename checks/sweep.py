@@ -241,14 +241,32 @@ def _solver(name: str) -> Callable[..., Any]:
 
 # -- the client side -------------------------------------------------------------------------
 def local_cluster_config() -> dict[str, Any]:
-    """Dask settings of the default ``LocalCluster`` (and advised for a ``dask scheduler``).
+    """Dask settings of the default ``LocalCluster`` (advised for a ``dask scheduler`` too).
 
     * ``allowed-failures = 0``: a worker death fails the task at once; the sweep's
       own retry (one resubmission) then applies, so "retried once" means once.
-    The sweep itself keeps at most one task per worker thread in flight, so a worker
-    that dies takes no innocent task with it.
+    * ``worker-saturation = 1.0``: a worker is sent at most one task per thread and the
+      rest wait in the scheduler's queue, so every task assigned to a worker is running
+      and a worker that dies takes no innocent task with it; a freed thread gets its next
+      task from the scheduler at once (no client round trip).
+
+    :func:`_execute` checks both on the scheduler (:func:`_queueing_safe`) and otherwise
+    keeps only one task per worker thread in flight itself (slower, same guarantees).
     """
-    return {"distributed.scheduler.allowed-failures": 0}
+    return {"distributed.scheduler.allowed-failures": 0,
+            "distributed.scheduler.worker-saturation": 1.0}
+
+
+def _queueing_safe(client: Any) -> bool:
+    """True if the scheduler runs with the settings of :func:`local_cluster_config`."""
+    def probe(dask_scheduler: Any) -> tuple[float, int]:
+        return float(dask_scheduler.WORKER_SATURATION), int(dask_scheduler.allowed_failures)
+
+    try:
+        saturation, allowed = client.run_on_scheduler(probe)
+    except Exception:  # noqa: BLE001 -- a scheduler that refuses `run`: stay conservative
+        return False
+    return saturation == 1.0 and allowed == 0
 
 
 @contextlib.contextmanager
@@ -364,20 +382,32 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     on the client, in completion order, with ``outcome["status"]`` "ok" or "error".
     Returns the number of failures.
 
-    Why the client keeps at most one task per worker thread in flight: when a worker
-    process dies, Dask blames *every* task assigned to it; with one task per thread only
-    the task that was running is blamed, so a neighbour of a crashing task is never
-    charged an attempt.  The cost is one client round trip per task (see the benchmark).
+    How many tasks are in flight decides who is blamed when a worker process dies: Dask
+    fails *every* task assigned to the dead worker.  On a scheduler with the settings of
+    :func:`local_cluster_config` (checked by :func:`_queueing_safe`) a window of
+    4 × threads tasks is submitted; being more than 2 × threads tasks of one group, they
+    are "root-ish" and wait in the scheduler's queue, from which each worker thread gets
+    one task at a time — so only the running task is blamed, and a freed thread is fed
+    by the scheduler without waiting for the client.  When at most 2 × threads tasks are
+    left (too few to be queued), or the scheduler runs other settings, the client itself
+    keeps one task per worker thread in flight (a client round trip per task).
     """
     import asyncio
     from collections import deque
 
     from dask.distributed import wait
 
-    def submit(key: str, attempt: int) -> Any:
-        fn, args = jobs[key]
-        return client.submit(fn, *args, key=f"{KEY_PREFIX}-{key}-{attempt}", pure=False,
-                             retries=0)
+    def submit(batch: list[tuple[str, int]]) -> None:
+        # one client.map per function: the batch reaches the scheduler as one graph, so
+        # its tasks are counted together when the scheduler decides whether to queue them
+        by_fn: dict[Any, list[tuple[str, int]]] = {}
+        for key, attempt in batch:
+            by_fn.setdefault(jobs[key][0], []).append((key, attempt))
+        for fn, items in by_fn.items():
+            columns = list(zip(*(jobs[key][1] for key, _ in items)))
+            futs = client.map(fn, *columns, key=[f"{KEY_PREFIX}-{k}-{a}" for k, a in items],
+                              pure=False, retries=0)
+            pending.update(zip(futs, items))
 
     def outcome(fut: Any) -> dict[str, Any]:
         try:
@@ -389,16 +419,23 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
                     "worker": None}
         return out
 
+    queued = _queueing_safe(client)
     queue = deque((key, 0) for key in jobs)
     pending: dict[Any, tuple[str, int]] = {}
     capacity = _Capacity(client)
     failures = 0
     idle_since = None
+
+    def limit() -> int:
+        threads = capacity.get()
+        if queued and len(queue) + len(pending) > 2 * threads:
+            return 4 * threads
+        return threads
+
     while queue or pending:
-        while queue and len(pending) < capacity.get():
-            key, attempt = queue.popleft()
-            fut = submit(key, attempt)
-            pending[fut] = (key, attempt)
+        free = limit() - len(pending)
+        if queue and free > 0:
+            submit([queue.popleft() for _ in range(min(free, len(queue)))])
         if not pending:  # no live worker (all restarting, or none joined yet)
             idle_since = idle_since or time.monotonic()
             if time.monotonic() - idle_since > worker_wait:

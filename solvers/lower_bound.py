@@ -187,60 +187,89 @@ def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
                              "columns": model.data.n_cols}
 
 
-def _solve_families(mu, i1, px, backend, tol=ROWGEN_TOL):
-    """Family generation: the compact formulation, one (i2, l, case) row at a time.
+class FamilyModel:
+    """Family generation for C*_{i1}: the compact formulation, one (i2, l, case) row at a time.
 
     Start with the smallest l of each (i2, case) (at the optimum most tight families
     are these: l = L1 − 1, the ECW-like rows, and the case-1 rows at l = L1); each
-    round adds the most violated family of every i2 (oracle at the current x) with
-    its compact block, which enforces all that family's constraints at once.  The
-    blocks and rows are appended to the live HiGHS model, which re-solves from the
-    previous basis.  The final LP is a relaxation of R_{i1} whose optimum lies in
-    R_{i1} (the oracle finds no violated family), so it is optimal: the value is C*_{i1}.
+    round of :meth:`solve` adds the most violated family of every i2 (oracle at the
+    current x) with its compact block, which enforces all that family's constraints at
+    once.  The blocks and rows are appended to the live HiGHS model, which re-solves
+    from the previous basis.  The final LP is a relaxation of R_{i1} whose optimum lies
+    in R_{i1} (the oracle finds no violated family), so it is optimal: the value is
+    C*_{i1}.
+
+    In the evidence variables x = q·d the constraints depend on the tournament only
+    (SPEC §2); the matrix enters through the costs c_p = r_p/d_p.  :meth:`set_costs`
+    moves the model to another matrix with the same tournament, keeping the families
+    found so far (still valid rows) and the basis (warm re-solve) — the way the
+    simulator's CW-RMED re-solves on µ̂.
     """
-    K = mu.shape[0]
-    l0 = l_range_core(losses_core(mu))[0]
-    bld = CompactBuilder(mu, i1, px)
-    first: dict = {}
-    for i2, l, case in bld.families:
-        if (i2, case) not in first or l < first[(i2, case)][1]:
-            first[(i2, case)] = (i2, l, case)
-    bld.add_families(sorted(first.values()))
-    model = PulpLP(bld.finish(px.pairs.shape[0]), backend)
-    iters = 0
-    for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
-        sol = model.solve()
-        iters += sol.iterations
-        x_full = _full(px, np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0), K)
-        V = cw_oracle_core(mu, i1, x_full)
-        new = []
-        for i2 in np.flatnonzero(V.min(axis=(1, 2)) < 1.0 - tol):
-            # most violated family of i2 not yet in the LP (an active one can only show
-            # a violation of the size of the solver's feasibility tolerance)
-            order = np.argsort(V[i2], axis=None, kind="stable")
-            for flat in order:
-                li, case = np.unravel_index(flat, V[i2].shape)
-                if V[i2, li, case] >= 1.0 - tol:
-                    break
-                key = (int(i2), int(l0 + li), int(case))
-                if key not in bld.active:
-                    new.append(key)
-                    break
-        if not new:
-            if V.min() < 1.0 - _FEAS_TOL:
-                raise SolverError(f"family generation: LP solution violates R_{{i1}} by "
-                                  f"{1.0 - V.min():.2e}")
-            break
-        bld.add_families(new)
-        model.grow(bld.finish(px.pairs.shape[0]))
-    else:
+
+    def __init__(self, mu: np.ndarray, i1: int, px: PairIndex, backend: str | None = None,
+                 *, backend_checked: bool = False):
+        self.mu, self.i1, self.px = mu, i1, px
+        self.l0 = l_range_core(losses_core(mu))[0]
+        self.bld = CompactBuilder(mu, i1, px)
+        first: dict = {}
+        for i2, l, case in self.bld.families:
+            if (i2, case) not in first or l < first[(i2, case)][1]:
+                first[(i2, case)] = (i2, l, case)
+        self.bld.add_families(sorted(first.values()))
+        self.model = PulpLP(self.bld.finish(px.pairs.shape[0]), backend,
+                            backend_checked=backend_checked)
+        self.rounds = self.iterations = 0
+
+    def set_costs(self, mu: np.ndarray, px: PairIndex) -> None:
+        """Move to ``mu`` (same tournament, so same pairs and families): new costs px.cost."""
+        self.mu, self.px = mu, px
+        self.bld.c[0] = px.cost  # columns appended later are built from the builder
+        self.model.set_costs(px.cost)
+
+    def solve(self, tol: float = ROWGEN_TOL) -> LPSolution:
+        """Re-solve, adding violated families until the oracle finds none."""
+        px, K = self.px, self.mu.shape[0]
+        P = px.pairs.shape[0]
+        for _ in range(ROWGEN_MAX_ROUNDS):
+            sol = self.model.solve()
+            self.rounds += 1
+            self.iterations += sol.iterations
+            x_full = _full(px, np.clip(sol.v[:P], 0.0, 1.0), K)
+            V = cw_oracle_core(self.mu, self.i1, x_full)
+            new = []
+            for i2 in np.flatnonzero(V.min(axis=(1, 2)) < 1.0 - tol):
+                # most violated family of i2 not yet in the LP (an active one can only
+                # show a violation of the size of the solver's feasibility tolerance)
+                order = np.argsort(V[i2], axis=None, kind="stable")
+                for flat in order:
+                    li, case = np.unravel_index(flat, V[i2].shape)
+                    if V[i2, li, case] >= 1.0 - tol:
+                        break
+                    key = (int(i2), int(self.l0 + li), int(case))
+                    if key not in self.bld.active:
+                        new.append(key)
+                        break
+            if not new:
+                if V.min() < 1.0 - _FEAS_TOL:
+                    raise SolverError(f"family generation: LP solution violates R_{{i1}} by "
+                                      f"{1.0 - V.min():.2e}")
+                return sol
+            self.bld.add_families(new)
+            self.model.grow(self.bld.finish(P))
         raise SolverError(f"family generation did not converge in {ROWGEN_MAX_ROUNDS} rounds")
-    return model.data, sol, {"rounds": rounds, "lp_solves": model.n_solves,
-                             "rows": model.data.n_rows, "rows_generated": len(bld.active),
-                             "families": f"{len(bld.active)}/{len(bld.families)}",
+
+
+def _solve_families(mu, i1, px, backend, tol=ROWGEN_TOL):
+    """One-shot :class:`FamilyModel` solve."""
+    fm = FamilyModel(mu, i1, px, backend)
+    sol = fm.solve(tol)
+    model = fm.model
+    return model.data, sol, {"rounds": fm.rounds, "lp_solves": model.n_solves,
+                             "rows": model.data.n_rows, "rows_generated": len(fm.bld.active),
+                             "families": f"{len(fm.bld.active)}/{len(fm.bld.families)}",
                              "columns": model.data.n_cols,
                              "nonzeros": int(model.data.indices.size),
-                             "simplex_iterations": iters}
+                             "simplex_iterations": fm.iterations}
 
 
 def _solve_enumerate(mu, i1, px, backend):

@@ -162,10 +162,15 @@ class PulpLP:
         Columns, costs, boxes and ≥-rows.
     backend : str, optional
         ``"HiGHS"`` (default when available) or ``"PULP_CBC_CMD"``.
+    backend_checked : bool
+        ``backend`` was already returned by :func:`available_backend`: skip PuLP's
+        solver discovery (about 3 ms per model; callers that build many small models,
+        like the simulator's CW-RMED, check once).
     """
 
-    def __init__(self, data: LPData, backend: str | None = None):
-        self.backend = available_backend(backend)
+    def __init__(self, data: LPData, backend: str | None = None, *,
+                 backend_checked: bool = False):
+        self.backend = backend if backend_checked and backend else available_backend(backend)
         self.data = data
         self.prob = pulp.LpProblem("C_star", pulp.LpMinimize)
         self.vars: list[pulp.LpVariable] = []
@@ -190,9 +195,23 @@ class PulpLP:
             f"v{k:07d}", lowBound=float(d.lb[k]),
             upBound=float(d.ub[k]) if np.isfinite(d.ub[k]) else None)
             for k in range(start, stop)]
-        nz = np.flatnonzero(d.c)
+        self._set_objective()
+
+    def _set_objective(self) -> None:
+        c = self.data.c
         self.prob.setObjective(pulp.LpAffineExpression(
-            [(self.vars[k], float(d.c[k])) for k in nz]))
+            [(self.vars[k], float(c[k])) for k in np.flatnonzero(c)]))
+
+    def set_costs(self, c: np.ndarray) -> None:
+        """New costs for the leading ``len(c)`` columns; the next :meth:`solve` starts
+        from the previous basis (HiGHS), which stays primal feasible."""
+        n = len(c)
+        self.data.c[:n] = c
+        if self.backend == "HiGHS" and self._loaded_cols and self.prob.solverModel:
+            self.prob.solverModel.changeColsCost(n, np.arange(n, dtype=np.int32),
+                                                 np.asarray(c, dtype=np.float64))
+        elif self._materialised:
+            self._set_objective()
 
     def pulp_problem(self) -> pulp.LpProblem:
         """The model as a PuLP ``LpProblem`` (built now if the HiGHS path skipped it)."""

@@ -126,6 +126,15 @@ def test_reference_sweep_records_every_task_with_its_derived_seed(reference):
 
 
 def test_scheduler_path_gives_the_local_results(reference, external_cluster, tmp_path):
+    """The external scheduler runs Dask's default worker-saturation (1.1), so the sweep
+    takes its conservative path there (one task per worker thread in flight, kept by
+    the client); the local default queues tasks on the scheduler.  Same results."""
+    from dask.distributed import Client
+
+    from duelbound.checks.sweep import _queueing_safe
+
+    with Client(external_cluster, timeout="30s") as client:
+        assert not _queueing_safe(client)
     path = tmp_path / "ext.sqlite"
     result = sweep(MATRICES, ALGORITHMS, T, RUNS, SEED, path, params=PARAMS,
                    scheduler=external_cluster)
@@ -195,7 +204,15 @@ def test_kill_and_resume_equals_an_uninterrupted_sweep(reference, external_clust
         assert dup == 0 and st.count() == 16
 
 
-def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys):
+@pytest.mark.parametrize("queued", [True, False], ids=["scheduler-queue", "client-throttle"])
+def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys, monkeypatch, queued):
+    """Only the crashing task is charged: the 10 others finish at their first attempt,
+    with tasks queued on the scheduler (default) and with the client's own throttle."""
+    from duelbound.checks import sweep as sweep_module
+
+    real, seen = sweep_module._queueing_safe, []
+    monkeypatch.setattr(sweep_module, "_queueing_safe",
+                        lambda client: seen.append(real(client) and queued) or seen[-1])
     doomed = examples.load("unique_copeland").values
     files = []
     for name, values in [("doomed", doomed)]:
@@ -220,6 +237,7 @@ def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys):
     assert "KilledWorker" in failed[("doomed", "sweep_plugins:die")]["error"]
     assert all(r["attempts"] == 1 for r in rows if r["status"] == "ok")
     assert err.count("failed after 2 attempts") == 2
+    assert seen == [queued]  # the local default cluster is configured for queueing
     # resumed with --skip-failed: nothing to run (no cluster), the failures still count
     rc = main(["sweep", "--matrices", *files, "--example", "cyclic", "--example", "arithmetic",
                "--example", "multi_winner", "--algorithms", algs, "--T", "500", "--runs", "1",

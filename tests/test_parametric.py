@@ -1,0 +1,122 @@
+"""Warm re-solves and the basis-stability test of solvers/parametric.py (CW-RMED's LP path).
+
+Every value is compared with scipy's HiGHS over all constraints written out from
+SPEC §2 (``scipy_cstar``, independent of the package's formulations).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+from test_ecw import matrices
+from test_lower_bound import scipy_cstar
+
+from duelbound.checks.simulator import run_single
+from duelbound.solvers import in_region
+from duelbound.solvers.oracle import kl_half_core, losses_core
+from duelbound.solvers.parametric import (
+    CStarTracker,
+    basis_still_optimal,
+    cw_values_core,
+    pair_costs_core,
+)
+from duelbound.theory import PreferenceMatrix, examples, generators
+from duelbound.theory.errors import InvalidMatrixError
+
+
+def _perturb(mu: np.ndarray, scale: float, rng: np.random.Generator) -> np.ndarray:
+    """Move every µ_ij (i < j) by a relative amount ~ scale, keeping the tournament."""
+    K = mu.shape[0]
+    out = mu.copy()
+    for a in range(K):
+        for b in range(a + 1, K):
+            gap = mu[a, b] - 0.5
+            new = 0.5 + gap * float(np.exp(rng.normal(0.0, scale)))
+            new = min(max(new, 1e-6), 1 - 1e-6)
+            out[a, b], out[b, a] = new, 1.0 - new
+    return out
+
+
+def _fast_values(checks, evidence, mu):
+    """(passed, values) of the compiled basis test at µ."""
+    K = mu.shape[0]
+    L, d = losses_core(mu), kl_half_core(mu)
+    c = np.empty(K * K)
+    pair_costs_core(L, d, c)
+    values, q = np.empty(K), np.zeros((K, K))
+    cw_values_core(c, evidence, L, d, values, q)
+    return basis_still_optimal(checks, c), values
+
+
+@settings(max_examples=40)
+@given(matrices(max_k=5), hst.integers(0, 2**32 - 1), hst.sampled_from([1e-6, 1e-3, 0.05]))
+def test_tracker_and_basis_test_agree_with_independent_lp(M, seed, scale):
+    """Solve at M, then at a perturbed matrix with the same tournament: whether the
+    compiled basis test passes (old vertex re-used) or the tracker re-solves warm,
+    every C*_{i1} equals the independent LP, and the vertex lies in R_{i1}."""
+    tracker = CStarTracker(M.K)
+    sol = tracker.solve(M.values)
+    for i1 in np.flatnonzero(np.isfinite(sol.values)):
+        assert sol.values[i1] == pytest.approx(scipy_cstar(M, int(i1)), rel=1e-7)
+    mu2 = _perturb(M.values, scale, np.random.default_rng(seed))
+    M2 = PreferenceMatrix(mu2)
+    passed, values = _fast_values(sol.checks, sol.evidence, mu2)
+    evidence = sol.evidence
+    if not passed:
+        sol2 = tracker.solve(mu2)
+        values, evidence = sol2.values, sol2.evidence
+    K = M.K
+    for i1 in np.flatnonzero(np.isfinite(values)):
+        assert values[i1] == pytest.approx(scipy_cstar(M2, int(i1)), rel=1e-7)
+        x = np.zeros((K, K))
+        iu = np.triu_indices(K, 1)
+        x[iu] = evidence[i1].reshape(K, K)[iu]
+        assert in_region(M2, int(i1), x + x.T, kind="cw")
+
+
+def test_basis_test_passes_under_small_moves_and_fails_under_large_ones():
+    """Both branches happen: tiny moves of µ keep the basis (no LP), large ones do not."""
+    rng = np.random.default_rng(0)
+    tiny = large = 0
+    for seed in range(6):
+        M = generators.random_matrix(6, seed)
+        sol = CStarTracker(6).solve(M.values)
+        tiny += _fast_values(sol.checks, sol.evidence, _perturb(M.values, 1e-7, rng))[0]
+        large += _fast_values(sol.checks, sol.evidence, _perturb(M.values, 0.3, rng))[0]
+    assert tiny >= 5
+    assert large <= 3
+
+
+def test_no_basis_means_always_resolve():
+    """CBC gives no basis: the test row is NaN and never passes (the caller re-solves)."""
+    M = examples.load("cyclic")
+    sol = CStarTracker(4, backend="PULP_CBC_CMD").solve(M.values)
+    assert np.isnan(sol.checks).all()
+    assert not _fast_values(sol.checks, sol.evidence, M.values)[0]
+    assert sol.values.min() == pytest.approx(scipy_cstar(M, 0), rel=1e-7)
+
+
+def test_tracker_rejects_ties_and_reuses_models():
+    M = examples.load("multi_winner")
+    tracker = CStarTracker(M.K, max_tournaments=1)
+    tracker.solve(M.values)
+    built = tracker.models_built
+    tracker.solve(_perturb(M.values, 1e-3, np.random.default_rng(1)))
+    assert tracker.models_built == built  # same tournament: warm models re-used
+    flipped = examples.load("cyclic").values
+    tracker2 = CStarTracker(4, max_tournaments=1)
+    tracker2.solve(flipped)
+    mu = flipped.copy()
+    mu[1, 2], mu[2, 1] = 0.5, 0.5
+    with pytest.raises(InvalidMatrixError, match="ties"):
+        tracker2.solve(mu)
+
+
+def test_cw_rmed_releases_its_tracker():
+    from duelbound.checks import alg_rmed
+
+    before = set(alg_rmed._TRACKERS)
+    run_single(examples.load("cyclic"), "cw-rmed", 2000, 0)
+    assert set(alg_rmed._TRACKERS) == before
