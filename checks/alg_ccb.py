@@ -36,7 +36,13 @@ def _pick_member(mask, rng):
 
 @nb.njit(cache=True)
 def run_ccb(env, rng, alpha):
-    """CCB ([Z15] Algorithm 1) with α = 0.51 ([K16] §5).
+    """CCB ([Z15] Algorithm 1) with α = 0.51 ([K16] §5): :func:`run_ccb_core` with B^c."""
+    run_ccb_core(env, rng, alpha, True)
+
+
+@nb.njit(cache=True)
+def run_ccb_core(env, rng, alpha, use_beaters):
+    """CCB ([Z15] Algorithm 1); ``use_beaters=False`` is the B^c ablation.
 
     Per step: U, L with α (x/0 := 1 in U, 0 in L, u_ii = l_ii = 1/2);
     Cpld⁺(i) = #{k ≠ i : u_ik ≥ 1/2}, Cpld⁻(i) = #{k ≠ i : l_ik ≥ 1/2}; C_t = argmax Cpld⁺.
@@ -51,6 +57,11 @@ def run_ccb(env, rng, alpha):
     d = argmax_{j in the set, l_jc ≤ 1/2} u_jc, ties preferring j ≠ c.
 
     Reading (SPEC §6): if the chosen opponent set B^c is empty, all arms are used.
+
+    ``use_beaters=False`` never compares against B^c: the line-10 pair sample and the
+    B^c opponent set are skipped (all arms instead).  The random draws are the same,
+    so with ``True`` the run is bit for bit the registered ``ccb``.  Not a registered
+    algorithm: it exists to measure what B^c does (docs/verification.md).
     """
     K = env.mu.shape[0]
     U = np.empty((K, K))
@@ -125,7 +136,7 @@ def run_ccb(env, rng, alpha):
                         for m in range(Lbar + 1, n):
                             Bsets[j, sub[m]] = False
         # Selection.
-        if rng.random() < 0.25:
+        if rng.random() < 0.25 and use_beaters:
             n = 0
             for i in range(K):
                 for j in range(K):
@@ -145,7 +156,7 @@ def run_ccb(env, rng, alpha):
             if both.any():
                 inC[:] = both
         c = _pick_member(inC, rng)
-        use_B = rng.random() < 0.5
+        use_B = rng.random() < 0.5 and use_beaters
         any_B = Bsets[c].any()
         for j in range(K):
             mask[j] = (Bsets[c, j] or not (use_B and any_B)) and L[j, c] <= 0.5 and j != c

@@ -29,7 +29,11 @@ statistic behind it:
 ``reference``
     (with ``reference=NAME``) one-sided Mann–Whitney test of the final regrets
     against the bundled algorithm on the same seeds; significantly worse
-    (p ≤ 0.05) by a median ratio above 1.25: WARN.
+    (p ≤ 0.05) by a median ratio above 1.25: WARN.  The check also reports the
+    Hodges–Lehmann ratio of the regrets with its exact 90% Mann–Whitney interval
+    (:func:`regret_ratio_interval`); an interval inside [0.8, 1.25] shows the two
+    *equivalent* (two one-sided tests at 5%), an interval wider than that says the
+    runs are too few to tell — a PASS is then no evidence of agreement.
 
 Protocols
 ---------
@@ -49,6 +53,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from multiprocessing.connection import wait
 from typing import Any
 
@@ -59,7 +64,8 @@ from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
 __all__ = ["DEFAULT_MATRICES", "Check", "RunOutcome", "MatrixReport", "VerifyReport",
-           "verify", "load_factory"]
+           "verify", "load_factory", "environment_seed", "mann_whitney_null_counts",
+           "regret_ratio_interval"]
 
 #: Default suite: Condorcet winner; no Condorcet winner with 3 Copeland winners
 #: (L1 = 1); a unique Copeland winner that is no Condorcet winner (L1 = 1).
@@ -74,6 +80,9 @@ LINEAR_WARN = 0.35
 ALPHA = 0.01            # significance of the confidence intervals of R(T)/log T
 REFERENCE_ALPHA = 0.05  # one-sided Mann-Whitney level (3 vs 3 runs reach p = 0.05 at best)
 RATIO_WARN = 1.25       # ... and the median ratio that makes a difference worth a WARN
+#: Equivalence margin of the regret ratio (the 80–125% rule of equivalence testing);
+#: its 90% interval = two one-sided tests at REFERENCE_ALPHA.
+EQUIVALENCE = (1 / RATIO_WARN, RATIO_WARN)
 
 _ORDER = {"PASS": 0, "WARN": 1, "FAIL": 2}
 
@@ -222,12 +231,23 @@ def _validate_pair(pair: Any, K: int, step: int) -> tuple[int, int]:
     return int(i), int(j)
 
 
+def environment_seed(seed: int) -> int:
+    """Seed of the environment's generator in a run whose factory gets ``seed``.
+
+    Derived through ``SeedSequence([seed, 1])`` so that the environment's stream is
+    independent of ``PCG64(seed)``: a user algorithm that seeds its own generator
+    with ``seed`` (the natural thing to do) must not share — or be able to
+    predict — the environment's coin flips.
+    """
+    return int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0])
+
+
 def _run_duel_protocol(M: PreferenceMatrix, factory: Callable, T: int, seed: int):
     from .environment import duel, make_env, make_rng
     from .records import record_from_env
 
     env = make_env(M, T, log_pairs=True)
-    rng = make_rng(seed)
+    rng = make_rng(environment_seed(seed))
     K = M.K
     state = {"step": 0}
 
@@ -269,7 +289,7 @@ def _execute(kind: str, target: Any, values: list, T: int, seed: int) -> dict[st
             from .policy import run_policy
 
             proxy = _CheckedPolicy(_construct(target, M.K, T, seed), M.K)
-            rec = run_policy(M, proxy, T, seed, log_pairs=True)
+            rec = run_policy(M, proxy, T, environment_seed(seed), log_pairs=True)
             steps = proxy.step
             pairs_hash = hashlib.sha256(rec.pairs.tobytes()).hexdigest()
         else:
@@ -477,6 +497,64 @@ def _bound_checks(ok: list[RunOutcome], T: int, cstar: float | None, cstar_err: 
     return out
 
 
+def mann_whitney_null_counts(n: int, m: int) -> np.ndarray:
+    """Exact null distribution of the Mann–Whitney U statistic, as counts.
+
+    ``out[u]`` is the number of the C(n+m, n) equally likely arrangements of two
+    samples of sizes n and m (continuous data, no ties) in which exactly u of the
+    n·m pairs (x_i, y_j) have x_i > y_j.  Recursion on the largest observation
+    (Mann & Whitney 1947): it is an x (adds m to U) or a y,
+    c(n, m, u) = c(n − 1, m, u − m) + c(n, m − 1, u).  Integer (object) counts, exact
+    for any n, m.
+    """
+    if n < 0 or m < 0:
+        raise DuelboundError(f"sample sizes must be >= 0, got {n}, {m}")
+    # rows[b] = distribution for sizes (a, b) while a runs from 0 to n
+    rows = [np.array([1], dtype=object) for _ in range(m + 1)]
+    for a in range(1, n + 1):
+        new = [np.array([1], dtype=object)]  # (a, 0): U = 0
+        for b in range(1, m + 1):
+            top, left = rows[b], new[b - 1]  # (a − 1, b) shifted by b; (a, b − 1)
+            out = np.zeros(a * b + 1, dtype=object)
+            out[b:b + top.size] += top
+            out[:left.size] += left
+            new.append(out)
+        rows = new
+    return rows[m]
+
+
+def regret_ratio_interval(x, y, confidence: float = 1 - 2 * REFERENCE_ALPHA
+                          ) -> tuple[float, float, float]:
+    """Hodges–Lehmann ratio of two positive samples with its exact Mann–Whitney interval.
+
+    On the log scale the shift model log X = log Y + δ gives the Hodges–Lehmann
+    estimate δ̂ = median of the n·m differences D_ij = log x_i − log y_j, and the
+    distribution-free interval [D_(k), D_(nm+1−k)] (order statistics), k the largest
+    integer with P(U ≤ k − 1) ≤ (1 − confidence)/2 under the exact null distribution
+    of U (:func:`mann_whitney_null_counts`; Hollander & Wolfe, *Nonparametric
+    Statistical Methods*, §4.3).  Returned as ratios exp(·): (estimate, low, high);
+    low = 0 and high = inf when the samples are too small for the level.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size == 0 or y.size == 0 or (x <= 0).any() or (y <= 0).any():
+        raise DuelboundError("the ratio interval needs two non-empty samples of positive values")
+    if not 0 < confidence < 1:
+        raise DuelboundError(f"confidence must be in (0, 1), got {confidence}")
+    D = np.sort((np.log(x)[:, None] - np.log(y)[None, :]).ravel())
+    counts = mann_whitney_null_counts(x.size, y.size)
+    cdf = np.cumsum(counts)  # cdf[u] = #arrangements with U ≤ u (exact integers)
+    # the tail as an exact count, so that 0.9 means 1/20 per side (3 vs 3 runs reach it)
+    tail_count = Fraction(1 - confidence).limit_denominator(10**6) / 2 * int(cdf[-1])
+    k = 0
+    while k < D.size and cdf[k] <= tail_count:  # P(U ≤ k) ≤ tail: k + 1 is allowed
+        k += 1
+    est = float(np.exp(np.median(D)))
+    if k == 0:
+        return est, 0.0, math.inf
+    return est, float(np.exp(D[k - 1])), float(np.exp(D[D.size - k]))
+
+
 def _reference_check(ok: list[RunOutcome], ref: list[RunOutcome], name: str) -> Check:
     from scipy import stats
 
@@ -491,6 +569,15 @@ def _reference_check(ok: list[RunOutcome], ref: list[RunOutcome], name: str) -> 
             "median_ratio": ratio, "p_value_greater": p}
     msg = f"median R(T) {np.median(x):.4g} vs {name} {np.median(y):.4g} " \
           f"(ratio {ratio:.3g}, Mann-Whitney p = {p:.3g})"
+    if (x > 0).all() and (y > 0).all():
+        level = 1 - 2 * REFERENCE_ALPHA
+        hl, lo, hi = regret_ratio_interval(x, y, level)
+        equivalent = EQUIVALENCE[0] <= lo and hi <= EQUIVALENCE[1]
+        stat.update(hl_ratio=hl, ratio_interval=[lo, hi], interval_level=level,
+                    equivalent=bool(equivalent))
+        msg += (f"; HL ratio {hl:.3g}, {level:.0%} interval [{lo:.3g}, {hi:.3g}]"
+                + (f" — equivalent within [{EQUIVALENCE[0]:.3g}, {EQUIVALENCE[1]:.3g}]"
+                   if equivalent else ""))
     if p <= REFERENCE_ALPHA and ratio > RATIO_WARN:
         return Check("reference", "WARN", msg + " — significantly worse", stat)
     return Check("reference", "PASS", msg, stat)
@@ -562,10 +649,12 @@ def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *, T:
         PreferenceMatrix objects, bundled example names or arrays; default
         :data:`DEFAULT_MATRICES`.
     T, runs : int
-        Horizon and runs per matrix (run r of matrix m uses a seed derived from
-        (seed, m, r), passed both to the factory and to the environment).
+        Horizon and runs per matrix.  Run r of matrix m passes the seed
+        s = SeedSequence([seed, m, r]) to the factory; the environment draws from an
+        independent stream (:func:`environment_seed`), so an algorithm that seeds its
+        generator with s cannot see the environment's coin flips.
     reference : str, optional
-        Bundled algorithm for the two-sample comparison (same seeds).
+        Bundled algorithm for the two-sample comparison (its runs use the same s).
     protocol : {"select", "duel"}
     claimed_coefficient : float, optional
         The coefficient of log T the implementation claims (komiyama convention).

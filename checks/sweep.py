@@ -270,7 +270,12 @@ def _queueing_safe(client: Any) -> bool:
 
 
 @contextlib.contextmanager
-def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
+def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, Callable[[], int]]]:
+    """(client, revive): a client of the given scheduler, or of a new ``LocalCluster``.
+
+    ``revive()`` replaces the local cluster's dead worker processes and returns how many
+    it replaced (always 0 for an external scheduler, whose workers are not ours).
+    """
     import dask
     from dask.distributed import Client, LocalCluster
 
@@ -281,19 +286,76 @@ def _client(scheduler: str | None, workers: int | None) -> Iterator[Any]:
             raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
                                  f"({exc})") from None
         try:
-            yield client
+            yield client, lambda: 0
         finally:
             client.close()
         return
     n = int(workers) if workers else (os.cpu_count() or 1)
     if n < 1:
         raise DuelboundError(f"--workers must be positive, got {n}")
-    with dask.config.set(local_cluster_config()), \
-            LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                         dashboard_address=None, host="127.0.0.1",
-                         silence_logs=logging.CRITICAL) as cluster, \
-            Client(cluster) as client:
-        yield client
+    with dask.config.set(local_cluster_config()):
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, host="127.0.0.1",
+                               silence_logs=logging.CRITICAL)
+        client = Client(cluster)
+        revive = _Reviver(cluster)
+        try:
+            yield client, revive
+        finally:
+            # Every result is committed by now.  A worker killed by the last tasks may
+            # still be restarting, or its nanny may have given up: let it come back
+            # before closing (closing under a starting worker prints its tracebacks),
+            # and never let a nanny's failure to close turn a finished sweep into an error.
+            with contextlib.suppress(Exception):
+                revive.grace = 0.0
+                revive()
+                client.wait_for_workers(n, timeout=30)
+            for close in (client.close, cluster.close):
+                with contextlib.suppress(Exception):
+                    close()
+
+
+class _Reviver:
+    """Replaces the worker processes of a ``LocalCluster`` that are gone for good.
+
+    A nanny restarts its worker process when it dies; but if the new process dies while
+    it is still starting (a queued task that kills workers is sent to it the moment it
+    registers), the nanny is left without a worker (distributed 2026.8,
+    ``Nanny.instantiate``/``_on_worker_exit``) and the cluster shrinks — to nothing, after
+    a few such crashes, and the sweep would wait in vain.  ``revive()`` replaces every
+    nanny that has had no live worker registered with the scheduler for ``grace``
+    seconds (its process dead) or 12 × ``grace`` (process alive but still not
+    registered) by a fresh one from the cluster's spec, and returns how many it replaced.
+    """
+
+    def __init__(self, cluster: Any, grace: float = 5.0) -> None:
+        self.cluster, self.grace = cluster, grace
+        self.missing_since: dict[Any, float] = {}
+
+    def __call__(self) -> int:
+        from distributed.core import Status
+
+        cluster = self.cluster
+        live = set(cluster.scheduler.workers)  # the LocalCluster's scheduler is in-process
+        now, gone = time.monotonic(), []
+        for name, nanny in list(cluster.workers.items()):
+            if nanny.status == Status.running and nanny.worker_address in live:
+                self.missing_since.pop(name, None)
+                continue
+            # a process that is alive may just be slow to start (imports, a busy machine)
+            proc = getattr(nanny.process, "process", None)
+            grace = self.grace * (12 if proc is not None and proc.is_alive() else 1)
+            if now - self.missing_since.setdefault(name, now) >= grace:
+                gone.append(name)
+        for name in gone:
+            self.missing_since.pop(name, None)
+            nanny = cluster.workers.pop(name, None)  # the cluster's loop may have dropped it
+            if nanny is not None:
+                with contextlib.suppress(Exception):
+                    cluster.sync(nanny.close, timeout=5)
+        if gone:
+            cluster.sync(cluster._correct_state)
+        return len(gone)
 
 
 @dataclass
@@ -375,7 +437,8 @@ class _Capacity:
 
 def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
              on_done: Callable[[str, dict[str, Any], int], None], retries: int,
-             bar: Any, worker_wait: float = 300.0) -> int:
+             bar: Any, worker_wait: float = 300.0,
+             revive: Callable[[], int] = lambda: 0) -> int:
     """Run every job, resubmitting a failed one up to ``retries`` times; report each outcome.
 
     ``jobs`` maps a key to (function, args); ``on_done(key, outcome, attempts)`` is called
@@ -391,6 +454,8 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     by the scheduler without waiting for the client.  When at most 2 × threads tasks are
     left (too few to be queued), or the scheduler runs other settings, the client itself
     keeps one task per worker thread in flight (a client round trip per task).
+    ``revive()`` is called every 5 s and while no worker is available (local cluster:
+    replaces worker processes that are gone for good, see :class:`_Reviver`).
     """
     import asyncio
     from collections import deque
@@ -425,6 +490,7 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     capacity = _Capacity(client)
     failures = 0
     idle_since = None
+    revived_at = time.monotonic()
 
     def limit() -> int:
         threads = capacity.get()
@@ -438,12 +504,18 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
             submit([queue.popleft() for _ in range(min(free, len(queue)))])
         if not pending:  # no live worker (all restarting, or none joined yet)
             idle_since = idle_since or time.monotonic()
-            if time.monotonic() - idle_since > worker_wait:
+            if revive():
+                idle_since = None
+            elif time.monotonic() - idle_since > worker_wait:
                 raise DuelboundError(f"no Dask worker available for {worker_wait:.0f} s")
             time.sleep(0.1)
             capacity.at = -math.inf
             continue
         idle_since = None
+        if time.monotonic() - revived_at > 5.0:  # replace workers lost for good, if any
+            revived_at = time.monotonic()
+            if revive():
+                capacity.at = -math.inf
         # wait() with a timeout, polled, rather than as_completed: a streaming
         # as_completed that futures are added to one by one was seen to miss a finished
         # future and block forever (benchmarks/bench_sweep.py with 200 tiny tasks)
@@ -543,11 +615,11 @@ def sweep(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: in
                 result.failed.append({**t, "error": out["error"], "attempts": attempts})
 
         t0 = time.perf_counter()
-        with _client(scheduler, workers) as client:
+        with _client(scheduler, workers) as (client, revive):
             result.startup = time.perf_counter() - t0
             t1 = time.perf_counter()
             with _progress(len(todo), progress, "sweep") as bar:
-                _execute(client, jobs, on_done, retries, bar)
+                _execute(client, jobs, on_done, retries, bar, revive=revive)
             result.elapsed = time.perf_counter() - t1
     return result
 
@@ -582,12 +654,12 @@ def bounds_sweep(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
                                       "error": out["error"], "attempts": attempts})
 
         t0 = time.perf_counter()
-        with _client(scheduler, workers) as client:
+        with _client(scheduler, workers) as (client, revive):
             result.startup = time.perf_counter() - t0
             t1 = time.perf_counter()
             with _progress(len(todo), progress, "bounds") as bar:
                 _execute(client, {h: (execute_bounds, (M,)) for h, M in todo.items()},
-                         on_done, retries, bar)
+                         on_done, retries, bar, revive=revive)
             result.elapsed = time.perf_counter() - t1
     return result
 

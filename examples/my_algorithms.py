@@ -13,12 +13,15 @@ factory                       what is wrong                                   ex
 ``dts``                       nothing: D-TS of [W16] Alg. 1 in pure Python    PASS
 ``dts_no_elimination``        D-TS without the RUCB elimination step          see docs
 ``ccb``                       nothing: CCB of [Z15] Alg. 1 in pure Python     PASS
-``ccb_no_beaters``            CCB that never compares against B^c             see docs
+``ccb_no_beaters``            CCB that never compares against B^c             PASS (see docs)
+``ccb_self_duel``             CCB that duels c with itself when B^c is empty  WARN (ref.) (*)
 ``fixed_pair``                always duels two arms that are not winners      FAIL (share)
 ``raise_at_1000``             raises RuntimeError on the 1000th select()      FAIL (protocol)
 ``out_of_range``              returns arm K once in a while                   FAIL (protocol)
 ``nondeterministic``          ignores the seed                                FAIL (protocol)
 ============================  ==============================================  ===============
+
+(*) at T = 10000; at T ≤ 5000 its regret fit is still linear on unique_copeland (sublinear FAIL).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ import math
 
 import numpy as np
 
-__all__ = ["DTS", "CCB", "dts", "dts_no_elimination", "ccb", "ccb_no_beaters", "fixed_pair",
-           "raise_at_1000", "out_of_range", "nondeterministic"]
+__all__ = ["DTS", "CCB", "dts", "dts_no_elimination", "ccb", "ccb_no_beaters",
+           "ccb_self_duel", "fixed_pair", "raise_at_1000", "out_of_range", "nondeterministic"]
 
 
 class _Counts:
@@ -47,9 +50,13 @@ class _Counts:
                 self.W[j, i] += 1
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """U, L of [Z15]/[W16] with x/0 := 1 in U and 0 in L, u_ii = l_ii = 1/2."""
+        """U, L of [Z15]/[W16] with x/0 := 1 in U and 0 in L, u_ii = l_ii = 1/2.
+
+        ln t is taken at the duel about to be played, t = (duels so far) + 1: SPEC §6
+        counts duels from 1, as the compiled simulator does (``env.clock[0] + 1``).
+        """
         N = self.W + self.W.T
-        logt = math.log(max(self.t, 1))
+        logt = math.log(self.t + 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = np.where(N > 0, self.W / np.maximum(N, 1), 0.0)
             rad = np.sqrt(self.alpha * logt / np.maximum(N, 1))
@@ -105,15 +112,33 @@ class DTS:
 class CCB:
     """Copeland Confidence Bound, [Z15] Alg. 1 (α = 0.51) as read in SPEC §6.
 
-    ``use_beaters=False`` never uses B^c as the opponent set (always all arms): a
-    deliberately broken variant.
+    Follows the compiled ``checks/alg_ccb.py`` step for step (same reading, its own
+    random stream): ln t at the duel about to be played, and an empty B^c as the
+    opponent set falls back to all arms.
+
+    ``use_beaters=False`` never compares against B^c: neither the probability-1/4
+    sample of a pair (i, j ∈ B^i) whose interval contains 1/2 (Alg. 1 line 10) nor
+    B^c as the opponent set (line 13; always all arms) — the ablation the issue
+    calls deliberately broken.  Measured: indistinguishable from CCB (see
+    docs/verification.md).
+
+    ``empty_beaters="self"`` reads line 13 literally when B^c is empty (the argmax
+    over an empty set): c duels itself.  B^c is empty for every arm still in B, so
+    this wastes half the steps in which a non-winner is the candidate — a misreading
+    that doubles the regret (it was this class's reading before it was fixed).
+
+    ``beater_duels`` counts the duels chosen through some B^i (line 10, or line 13
+    with a non-empty B^c): how much B^c can matter on a given run.
     """
 
     def __init__(self, K: int, T: int, seed: int, alpha: float = 0.51,
-                 use_beaters: bool = True):
+                 use_beaters: bool = True, empty_beaters: str = "all"):
+        if empty_beaters not in ("all", "self"):
+            raise ValueError(f"empty_beaters must be 'all' or 'self', got {empty_beaters!r}")
         self.c = _Counts(K, alpha)
-        self.K, self.use_beaters = K, use_beaters
+        self.K, self.use_beaters, self.empty_beaters = K, use_beaters, empty_beaters
         self.rng = np.random.default_rng(seed)
+        self.beater_duels = 0
         self._reset()
 
     def _reset(self) -> None:
@@ -153,16 +178,21 @@ class CCB:
                     elif len(self.Bi[j]) > self.LC + 1:
                         keep = rng.choice(sorted(self.Bi[j]), self.LC + 1, replace=False)
                         self.Bi[j] = set(int(x) for x in keep)
-        if rng.random() < 0.25:
+        if self.use_beaters and rng.random() < 0.25:
             open_pairs = [(i, j) for i in range(K) for j in sorted(self.Bi[i])
                           if L[i, j] <= 0.5 <= U[i, j]]
             if open_pairs:
+                self.beater_duels += 1
                 return open_pairs[int(rng.integers(len(open_pairs)))]
         cands = Ct
         if self.B & Ct and rng.random() < 2 / 3:
             cands = self.B & Ct
         c = int(rng.choice(sorted(cands)))
-        opponents = self.Bi[c] if (self.use_beaters and rng.random() < 0.5) else set(range(K))
+        use_b = self.use_beaters and rng.random() < 0.5
+        if use_b and not self.Bi[c] and self.empty_beaters == "all":
+            use_b = False  # SPEC §6 reading (as checks/alg_ccb.py): empty B^c -> all arms
+        opponents = self.Bi[c] if use_b else set(range(K))
+        self.beater_duels += bool(use_b and self.Bi[c])
         pool = [j for j in opponents if L[j, c] <= 0.5]
         if not pool:
             return c, c
@@ -223,6 +253,10 @@ def ccb(K: int, T: int, seed: int) -> CCB:
 
 def ccb_no_beaters(K: int, T: int, seed: int) -> CCB:
     return CCB(K, T, seed, use_beaters=False)
+
+
+def ccb_self_duel(K: int, T: int, seed: int) -> CCB:
+    return CCB(K, T, seed, empty_beaters="self")
 
 
 def fixed_pair(K: int, T: int, seed: int) -> _FixedPair:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from duelbound.checks.harness import load_factory, verify
 from duelbound.cli import main
@@ -222,3 +225,195 @@ def test_seeds_reach_the_factory(algos):
 
     assert _run_seed(0, 0, 0) != _run_seed(0, 0, 1) != _run_seed(0, 1, 0)
     assert isinstance(_run_seed(5, 2, 3), int) and np.uint32(_run_seed(5, 2, 3)) >= 0
+
+
+# --------------------------------------------------------------------------------------
+# The Hodges–Lehmann regret ratio and its exact Mann–Whitney interval.
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,m", [(1, 1), (1, 4), (2, 3), (3, 3), (4, 2), (4, 5), (6, 6)])
+def test_mann_whitney_null_counts_match_enumeration(n, m):
+    from itertools import combinations
+    from math import comb
+
+    from duelbound.checks.harness import mann_whitney_null_counts
+
+    # brute force: every set of ranks of the x sample among the n + m ranks
+    brute = np.zeros(n * m + 1, dtype=int)
+    for xs in combinations(range(n + m), n):
+        brute[sum(r - i for i, r in enumerate(xs))] += 1  # y's below each x
+    counts = mann_whitney_null_counts(n, m)
+    assert [int(c) for c in counts] == brute.tolist()
+    assert int(counts.sum()) == comb(n + m, n)
+
+
+@st.composite
+def _two_samples(draw):
+    positive = st.floats(0.05, 50.0, allow_nan=False, allow_infinity=False)
+    x = draw(st.lists(positive, min_size=1, max_size=8, unique=True))
+    y = draw(st.lists(positive, min_size=1, max_size=8, unique=True))
+    return np.array(x), np.array(y)
+
+
+@settings(max_examples=60)
+@given(_two_samples(), st.sampled_from([0.8, 0.9, 0.95]))
+def test_ratio_interval_inverts_scipy_exact_test(samples, confidence):
+    """log r is in the interval iff neither exact one-sided Mann–Whitney test (scipy's own
+    exact distribution) of x / r against y rejects at (1 − confidence)/2."""
+    from scipy import stats
+
+    from duelbound.checks.harness import regret_ratio_interval
+
+    x, y = samples
+    est, lo, hi = regret_ratio_interval(x, y, confidence)
+    D = np.unique(np.log(x)[:, None] - np.log(y)[None, :])
+    probes = np.concatenate([[D[0] - 1.0], (D[:-1] + D[1:]) / 2, [D[-1] + 1.0]])
+    tail = (1 - confidence) / 2 + 1e-12  # exact p-values are rationals: no real tie at 1e-12
+    for d in probes:
+        xs = x * math.exp(-d)
+        p_hi = stats.mannwhitneyu(xs, y, alternative="greater", method="exact").pvalue
+        p_lo = stats.mannwhitneyu(xs, y, alternative="less", method="exact").pvalue
+        accepted = p_hi > tail and p_lo > tail
+        assert accepted == (math.log(lo) <= d <= math.log(hi) if lo > 0 else d <= math.log(hi)), \
+            (d, p_hi, p_lo, lo, hi)
+    # Hodges–Lehmann estimate: the median of the pairwise log-ratios, by hand
+    pairs = sorted(math.log(a) - math.log(b) for a in x for b in y)
+    k = len(pairs)
+    med = pairs[k // 2] if k % 2 else (pairs[k // 2 - 1] + pairs[k // 2]) / 2
+    assert est == pytest.approx(math.exp(med), rel=1e-12)
+
+
+def test_ratio_interval_of_a_scaled_sample():
+    from duelbound.checks.harness import regret_ratio_interval
+
+    y = np.array([3.0, 5.0, 7.0, 11.0, 13.0, 17.0])
+    est, lo, hi = regret_ratio_interval(1.5 * y, y, 0.9)
+    assert est == pytest.approx(1.5) and lo < 1.5 < hi
+    # 3 vs 3 runs: P(U = 0) = 1/20 exactly, so the 90% interval is the full range of
+    # the pairwise ratios [D_(1), D_(9)] and the 95% interval is unbounded
+    x3, y3 = np.array([2.0, 4.0, 8.0]), np.array([1.0, 3.0, 9.0])
+    _, lo, hi = regret_ratio_interval(x3, y3, 0.9)
+    assert (lo, hi) == pytest.approx((2 / 9, 8.0))
+    assert regret_ratio_interval(x3, y3, 0.95)[1:] == (0.0, math.inf)
+    with pytest.raises(DuelboundError):
+        regret_ratio_interval([1.0, 0.0], y)
+
+
+class _Clairvoyant:
+    """Plays (0, 1) and 'predicts' each outcome from its own PCG64(seed) stream — which
+    would be exact if the environment drew from the same stream as the algorithm."""
+
+    instances: list = []
+
+    def __init__(self, K, T, seed):
+        self.rng, self.mu, self.hits, self.n = np.random.default_rng(seed), 0.6, 0, 0
+        _Clairvoyant.instances.append(self)
+
+    def predict(self) -> bool:
+        return bool(self.rng.random() < self.mu)
+
+    def select(self):
+        self.guess = self.predict()
+        return 0, 1
+
+    def update(self, i, j, won):
+        self.hits += self.guess == won
+        self.n += 1
+
+
+def _clairvoyant_duel(K, T, seed):
+    algo = _Clairvoyant(K, T, seed)
+
+    def run(duel, horizon):
+        for _ in range(horizon):
+            algo.update(0, 1, duel(*algo.select()))
+    return run
+
+
+@pytest.mark.parametrize("protocol,factory", [("select", _Clairvoyant),
+                                              ("duel", _clairvoyant_duel)])
+def test_algorithm_cannot_predict_the_environment(protocol, factory):
+    # one run in this process; µ_01 = 0.6 on cyclic: independent guesses agree with
+    # the outcomes with probability 0.6² + 0.4² = 0.52 (sd 0.011 over 2000 duels)
+    from duelbound.checks.harness import _execute, _run_seed, environment_seed
+    from duelbound.theory.examples import load
+
+    _Clairvoyant.instances.clear()
+    seed = _run_seed(0, 0, 0)
+    out = _execute(protocol, factory, load("cyclic").values.tolist(), 2000, seed)
+    assert out["ok"]
+    algo = _Clairvoyant.instances[-1]
+    assert algo.n == 2000 and 0.46 < algo.hits / algo.n < 0.58
+    assert environment_seed(seed) != seed
+
+
+# --------------------------------------------------------------------------------------
+# CCB in Python (examples/my_algorithms.py) and its B^c variants.
+# --------------------------------------------------------------------------------------
+
+def test_python_ccb_empty_beaters_fall_back_to_all_arms(algos):
+    # First step: no data, U = 1 and L = 0 off the diagonal, every arm is in B and C_t
+    # and every B^c is empty.  SPEC §6 / checks/alg_ccb.py: the opponent set is then all
+    # arms and d = argmax u_jc prefers j != c, so nobody duels itself; the literal
+    # "argmax over the empty B^c" reading (ccb_self_duel) does so half the time.
+    K = 5
+    firsts = [algos.ccb(K, 100, s).select() for s in range(200)]
+    assert all(i != j for i, j in firsts)
+    selfish = sum(i == j for i, j in (algos.ccb_self_duel(K, 100, s).select()
+                                      for s in range(200)))
+    assert 70 <= selfish <= 130  # Binomial(200, 1/2): mean 100, sd 7.1
+
+
+def _ccb_with_one_beater(factory, seed):
+    """A CCB at t = 0 whose B^0 = {1}; the pair (0, 1) is open (no data)."""
+    algo = factory(5, 100, seed)
+    algo.Bi[0] = {1}
+    return algo
+
+
+def test_ccb_without_beaters_never_compares_against_them(algos):
+    # With B^0 = {1}: CCB plays (0, 1) from line 10 (prob 1/4) or as c = 0 with the
+    # opponent set B^0 (prob 3/4 · 1/5 · 1/2) or by the all-arms argmax
+    # (3/4 · 1/5 · 1/2 · 1/4): 0.355 in all.  Without B^c only the last route is
+    # left: c = 0 (1/5) and d uniform among the 4 tied arms (1/4): 0.05.
+    n = 2000
+    full = sum(_ccb_with_one_beater(algos.ccb, s).select() == (0, 1) for s in range(n))
+    ablated = sum(_ccb_with_one_beater(algos.ccb_no_beaters, s).select() == (0, 1)
+                  for s in range(n))
+    assert 0.30 < full / n < 0.39      # mean 0.344, sd 0.011
+    assert ablated / n < 0.08          # mean 0.05, sd 0.005
+
+
+def test_reference_check_catches_the_self_duel_reading_of_ccb(algos):
+    """B^c is empty for every arm still in B; reading line 13's argmax over an empty B^c
+    as a self-duel doubles CCB's regret on unique_copeland, and the reference check
+    says so — while the correct Python CCB, same settings and seeds, passes everything.
+
+    Measured (T = 5000, 8 runs, seed 0): self-duel ratio 1.89, p = 1.6e-4, 90% interval
+    [1.55, 2.33] (its regret fit also has λ = 0.78 at this horizon: sublinear FAIL);
+    ccb ratio 1.05, p = 0.36, interval [0.89, 1.33].
+    """
+    kw = dict(T=5000, runs=8, reference="ccb")
+    bad = verify(algos.ccb_self_duel, ["unique_copeland"], **kw).matrices[0]
+    good = verify(algos.ccb, ["unique_copeland"], **kw).matrices[0]
+    b = bad.check("reference")
+    assert b.verdict == "WARN" and b.statistic["p_value_greater"] < 1e-3
+    assert b.statistic["ratio_interval"][0] > 1.3
+    g = good.check("reference")
+    assert good.verdict == "PASS" and g.statistic["median_ratio"] < 1.2
+    assert g.statistic["ratio_interval"][0] < 1 < g.statistic["ratio_interval"][1] < 1.5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("factory", ["ccb", "ccb_no_beaters"])
+def test_python_ccb_and_its_b_c_ablation_pass_against_bundled_ccb(algos, factory):
+    """Established verdicts (docs/verification.md, T = 10000, 20 runs, seed 0): the
+    Python CCB reproduces the compiled one, and never comparing against B^c is not
+    detectable — HL ratios 0.97–1.14, intervals up to 1.28 (the former self-duel
+    reading: 1.9–2.1, intervals from 1.67)."""
+    r = verify(getattr(algos, factory), T=10_000, runs=20, reference="ccb", workers=1)
+    assert r.verdict == "PASS"
+    for m in r.matrices:
+        stat = m.check("reference").statistic
+        assert stat["hl_ratio"] < 1.2 and stat["ratio_interval"][1] < 1.4, (m.name, stat)
+    assert r.matrices[0].check("reference").statistic["equivalent"]  # cyclic

@@ -305,3 +305,22 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
                  "--params", "{bad", "--store", str(tmp_path / "x.sqlite")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("duelbound sweep") for line in err)
+
+
+def test_revive_replaces_a_nanny_that_gave_up():
+    """A nanny whose restarted worker died while starting is left without a worker; the
+    local cluster then gets a replacement from its spec instead of shrinking for good."""
+    from duelbound.checks.sweep import _client
+
+    with _client(None, 2) as (client, revive):
+        cluster = client.cluster
+        revive.grace = 0.5
+        assert revive() == 0  # both workers alive
+        first = next(iter(cluster.workers.values()))
+        cluster.sync(first.close)
+        assert revive() == 0  # missing for less than the grace period
+        time.sleep(0.6)
+        assert revive() == 1
+        client.wait_for_workers(2, timeout=60)
+        assert len(client.nthreads()) == 2
+        assert revive() == 0
