@@ -30,31 +30,15 @@ def run_savage(env, rng, delta_scale):
     delta = delta_scale / T
     logterm = math.log(K * (K - 1) * T / delta)
     resolved = np.zeros((K, K), np.bool_)
-    cplus = np.empty(K, np.int64)
-    cminus = np.empty(K, np.int64)
+    # Only the dueled pair's counts change, so its resolution is the only one to test and
+    # Cpld± move by one when it resolves (same choices as recomputing every pair per step).
+    cplus = np.full(K, K - 1, np.int64)  # nothing resolved: every pair may still be won
+    cminus = np.zeros(K, np.int64)
     winner = -1
     while not finished(env):
         if winner >= 0:
             duel(env, rng, winner, winner)
             continue
-        for i in range(K):
-            cp = 0
-            cm = 0
-            for j in range(K):
-                if j == i:
-                    continue
-                n = env.W[i, j] + env.W[j, i]
-                if n > 0 and not resolved[i, j]:
-                    rad = math.sqrt(logterm / (2.0 * n))
-                    m = env.W[i, j] / n
-                    if m - rad > 0.5 or m + rad < 0.5:
-                        resolved[i, j] = True
-                        resolved[j, i] = True
-                won = resolved[i, j] and env.W[i, j] > env.W[j, i]
-                cm += won
-                cp += won or not resolved[i, j]
-            cplus[i] = cp
-            cminus[i] = cm
         best = cminus.max()
         lead = np.argmax(cminus)
         beats_all = True
@@ -78,6 +62,15 @@ def run_savage(env, rng, delta_scale):
             winner = lead
             continue
         duel(env, rng, pi, pj)
+        n = env.W[pi, pj] + env.W[pj, pi]
+        rad = math.sqrt(logterm / (2.0 * n))
+        m = env.W[pi, pj] / n
+        if m - rad > 0.5 or m + rad < 0.5:
+            resolved[pi, pj] = True
+            resolved[pj, pi] = True
+            w, l = (pi, pj) if env.W[pi, pj] > env.W[pj, pi] else (pj, pi)
+            cminus[w] += 1
+            cplus[l] -= 1
 
 
 SPEC = AlgorithmSpec("savage", run_savage, {"delta_scale": 1.0}, "[U13] Copeland SAVAGE")
