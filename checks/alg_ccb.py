@@ -34,13 +34,13 @@ def _pick_member(mask, rng):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_ccb(env, rng, alpha):
     """CCB ([Z15] Algorithm 1) with α = 0.51 ([K16] §5): :func:`run_ccb_core` with B^c."""
     run_ccb_core(env, rng, alpha, True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_ccb_core(env, rng, alpha, use_beaters):
     """CCB ([Z15] Algorithm 1); ``use_beaters=False`` is the B^c ablation.
 

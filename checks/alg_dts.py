@@ -133,7 +133,7 @@ def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, 
     return random_argmax(score, mask, rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_dts(env, rng, plus, alpha):
     """D-TS ([W16] Algorithm 1) with α = 0.51; D-TS+ ([W16] §4.3) when ``plus``.
 

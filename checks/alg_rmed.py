@@ -58,7 +58,7 @@ def _empirical_divergence(env, mh, dh, out):
         out[i] = s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_rmed1(env, rng, fk_scale, fk_power):
     """RMED1 (Komiyama, Honda, Kashima, Nakagawa, COLT 2015, Alg. 1 + Alg. 2), f(K) = 0.3 K^1.01.
 
@@ -210,7 +210,7 @@ def _cw_release(tid):
 _WINDOW_MARGIN = 1e-12  # relative slack that keeps the cached membership rigorous in floats
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
 

@@ -11,7 +11,7 @@ from .alg_common import AlgorithmSpec, random_argmax, ucb_at_least_half
 from .environment import duel, finished
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_rucb(env, rng, alpha):
     """RUCB (Zoghi, Whiteson, Munos, de Rijke, ICML 2014, Algorithm 1), α = 0.51.
 

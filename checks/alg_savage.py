@@ -11,7 +11,7 @@ from .alg_common import AlgorithmSpec
 from .environment import duel, finished
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_savage(env, rng, delta_scale):
     """Copeland SAVAGE ([U13]) with horizon T and δ = delta_scale / T (δ = 1/T, [K16] §5).
 

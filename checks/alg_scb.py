@@ -149,7 +149,7 @@ def _identify(env, rng, delta, stop_at):
     return arm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_scb(env, rng):
     """SCB ([Z15] Algorithm 3): for r = 1, 2, …, T_r = 2^(2^r); run Alg. 2 with failure
     probability log(T_r)/T_r and ε = 0, force-stopped after T_r duels; duel the found

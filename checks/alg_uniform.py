@@ -8,7 +8,7 @@ from .alg_common import AlgorithmSpec
 from .environment import duel, finished
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def run_uniform(env, rng):
     """Duel a uniformly random ordered pair (i, j), i ≠ j, at every step.
 
