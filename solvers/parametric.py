@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from duelbound.theory.errors import TieError
+from duelbound.theory.errors import InvalidMatrixError, TieError
 
 from .formulations import LPData, pair_index
 from .lp import LPSolution, available_backend
@@ -204,8 +204,10 @@ class CStarTracker:
     """C*_{i1}(µ) for a sequence of matrices µ (e.g. CW-RMED's µ̂), with warm re-solves.
 
     Keeps one :class:`~duelbound.solvers.lower_bound.FamilyModel` per (tournament,
-    Copeland winner) for the ``max_tournaments`` most recent tournaments.  No
-    validation beyond "no ties" (µ is assumed complementary with ½ on the diagonal).
+    Copeland winner) for the ``max_tournaments`` most recent tournaments.  Checks the
+    shape, finiteness, [0, 1] and "no ties" (``InvalidMatrixError`` / ``TieError``);
+    complementarity and the ½ diagonal are assumed (the caller's µ̂ has them by
+    construction; use :class:`~duelbound.theory.PreferenceMatrix` to validate a matrix).
 
     Parameters
     ----------
@@ -234,6 +236,14 @@ class CStarTracker:
 
         K = self.K
         mu = np.ascontiguousarray(mu, dtype=np.float64)
+        if mu.shape != (K, K):
+            raise InvalidMatrixError(f"CStarTracker.solve: expected a {K}x{K} matrix, got shape "
+                                     f"{mu.shape}", "not-square")
+        bad = ~np.isfinite(mu) | (mu < 0.0) | (mu > 1.0)
+        if bad.any():
+            entries = [(int(a), int(b)) for a, b in np.argwhere(bad)]
+            raise InvalidMatrixError(f"CStarTracker.solve: entries not in [0, 1] at {entries}",
+                                     "out-of-range", entries)
         off = ~np.eye(K, dtype=bool)
         if np.any(mu[off] == 0.5):
             ties = [(int(a), int(b)) for a, b in np.argwhere(off & (mu == 0.5)) if a < b]

@@ -98,7 +98,7 @@ def test_no_basis_means_always_resolve():
     assert sol.values.min() == pytest.approx(scipy_cstar(M, 0), rel=1e-7)
 
 
-def test_tracker_rejects_ties_and_reuses_models():
+def test_tracker_rejects_bad_input_and_reuses_models():
     M = examples.load("multi_winner")
     tracker = CStarTracker(M.K, max_tournaments=1)
     tracker.solve(M.values)
@@ -112,6 +112,12 @@ def test_tracker_rejects_ties_and_reuses_models():
     mu[1, 2], mu[2, 1] = 0.5, 0.5
     with pytest.raises(InvalidMatrixError, match="ties"):
         tracker2.solve(mu)
+    with pytest.raises(InvalidMatrixError, match="4x4"):
+        tracker2.solve(np.full((3, 3), 0.5))
+    nan = flipped.copy()
+    nan[0, 1] = np.nan
+    with pytest.raises(InvalidMatrixError, match=r"\[0, 1\] at \[\(0, 1\)\]"):
+        tracker2.solve(nan)
 
 
 def test_cw_rmed_releases_its_tracker():
