@@ -16,12 +16,21 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_MATRICES = REPO.parent / "shared" / "matrices"
 
 
 @pytest.fixture(scope="session")
-def shared_matrices() -> Path:
-    """Folder of the published reference matrices (../shared/matrices)."""
-    if not SHARED_MATRICES.is_dir():
-        pytest.fail(f"reference matrices not found at {SHARED_MATRICES}")
-    return SHARED_MATRICES
+def dataset_dir(tmp_path_factory) -> Path:
+    """The bundled datasets written out as plain text matrix files, ``NAME.txt``.
+
+    Tests that exercise file reading use these, so the suite needs nothing outside
+    the repository.
+    """
+    from duelbound.theory import datasets
+
+    folder = tmp_path_factory.mktemp("datasets")
+    for name in datasets.names():
+        d = datasets.get(name)
+        lines = [f"# {d.title} [{d.citation}]"]
+        lines += [" ".join(repr(v) for v in row) for row in d.rows]
+        (folder / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    return folder

@@ -7,18 +7,18 @@ import json
 from duelbound.cli import main
 
 
-def test_structure_text_and_json_agree(capsys, shared_matrices):
+def test_structure_text_and_json_agree(capsys, dataset_dir):
     assert main(["structure", "--example", "cyclic"]) == 0
     text = capsys.readouterr().out
     assert "[0, 2, 2, 2]" in text and "Condorcet winner  0" in text
-    assert main(["structure", str(shared_matrices / "cyclic.txt"), "--json"]) == 0
+    assert main(["structure", str(dataset_dir / "cyclic.txt"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["losses"] == [0, 2, 2, 2] and data["copeland_winners"] == [0]
     assert data["three_cycles"] == 1 and data["top_cycle"] == [0]
 
 
-def test_structure_reports_broken_ties(capsys, shared_matrices):
-    assert main(["structure", str(shared_matrices / "arxiv6.txt"), "--break-ties", "1e-3"]) == 0
+def test_structure_reports_broken_ties(capsys, dataset_dir):
+    assert main(["structure", str(dataset_dir / "arxiv6.txt"), "--break-ties", "1e-3"]) == 0
     out = capsys.readouterr().out
     assert "perturbed" in out and "[[3, 5]]" in out
 

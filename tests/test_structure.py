@@ -139,20 +139,20 @@ def test_bundled_examples_have_their_advertised_structure():
     assert uniq.L1 == 1 and uniq.L2 == 2
 
 
-def test_published_matrices_match_their_headers(shared_matrices):
+def test_published_matrices_match_their_headers(dataset_dir):
     from duelbound.theory import TieError, read_matrix
 
-    cyc = read_matrix(shared_matrices / "cyclic.txt")
+    cyc = read_matrix(dataset_dir / "cyclic.txt")
     assert s.copeland_winners(cyc) == [0] and s.losses(cyc).tolist() == [0, 2, 2, 2]
     assert cyc == examples.load("cyclic")
-    mslr = read_matrix(shared_matrices / "mslr5_condorcet.txt")
+    mslr = read_matrix(dataset_dir / "mslr5.txt")
     assert mslr.K == 5 and s.condorcet_winner(mslr) == 0
     try:
-        read_matrix(shared_matrices / "arxiv6.txt")
+        read_matrix(dataset_dir / "arxiv6.txt")
     except TieError as exc:
         assert exc.entries == [(3, 5)]
     else:
         raise AssertionError("arxiv6 has a tie at (3,5) and must be rejected")
-    arxiv = read_matrix(shared_matrices / "arxiv6.txt", break_ties=1e-3)
+    arxiv = read_matrix(dataset_dir / "arxiv6.txt", break_ties=1e-3)
     assert arxiv.broken_ties == ((3, 5),) and arxiv.tie_epsilon == 1e-3
     assert arxiv[3, 5] == 0.501 and s.structure(arxiv).broken_ties == [[3, 5]]

@@ -316,8 +316,8 @@ def test_cli_json_equals_api(capsys):
     assert out == api
 
 
-def test_cli_reads_files(capsys, shared_matrices):
-    path = shared_matrices / "cyclic.txt"
+def test_cli_reads_files(capsys, dataset_dir):
+    path = dataset_dir / "cyclic.txt"
     assert main(["table", str(path), "--bounds", "ccb", "--format", "csv",
                  "--convention", "zoghi"]) == 0
     header, rows, _ = parse_csv(capsys.readouterr().out)
@@ -373,8 +373,8 @@ def test_every_bound_renders_and_serialises():
         assert e.terms[k].value == pytest.approx(e.lower, rel=1e-12)
 
 
-def test_perturbed_matrix_is_announced_in_every_format(shared_matrices):
-    M = read_matrix(shared_matrices / "arxiv6.txt", break_ties=0.001)
+def test_perturbed_matrix_is_announced_in_every_format(dataset_dir):
+    M = read_matrix(dataset_dir / "arxiv6.txt", break_ties=0.001)
     bt = bound_table([M], bounds=["ccb"])
     for fmt in ("md", "latex", "csv", "json"):
         assert "every number is for the perturbed matrix" in bt.render(fmt), fmt

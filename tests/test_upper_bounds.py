@@ -183,11 +183,11 @@ def test_dts_assumption2_failure_reports_arm():
     assert ub.upper_bound(M, "d-ts-prop1").assumptions_hold is True  # Prop. 1 still applies
 
 
-def test_arxiv6_violates_dts_assumption2(shared_matrices):
+def test_arxiv6_violates_dts_assumption2(dataset_dir):
     """Published data: µ_02 = µ_12 = 0.55 against arm 2 with L1 = 0 (Condorcet winner 0)."""
     from duelbound.theory import read_matrix
 
-    M = read_matrix(shared_matrices / "arxiv6.txt", break_ties=0.001)
+    M = read_matrix(dataset_dir / "arxiv6.txt", break_ties=0.001)
     (fail,) = ub.upper_bound(M, "d-ts-th1").failed_assumptions
     assert fail.failing == (2,)
     assert "perturbed" in ub.upper_bound(M, "d-ts-th1").assumptions[0].detail

@@ -3,7 +3,7 @@
 Pure functions over :class:`PreferenceMatrix`; no solvers (SPEC §1).
 """
 
-from . import examples, generators, io, kl, regret, structure
+from . import datasets, examples, generators, io, kl, regret, structure
 from .errors import (
     DuelboundError,
     InvalidMatrixError,
@@ -19,7 +19,7 @@ from .regret import CONVENTIONS, conversion_factor, ratio_range, regret_matrix
 from .structure import Structure
 
 __all__ = [
-    "PreferenceMatrix", "read_matrix", "Structure", "structure", "examples", "generators",
+    "PreferenceMatrix", "read_matrix", "Structure", "structure", "datasets", "examples", "generators",
     "io", "kl", "regret", "kl_bernoulli", "kl_half", "kl_symbolic", "CONVENTIONS",
     "regret_matrix", "conversion_factor", "ratio_range", "DuelboundError",
     "InvalidMatrixError", "TieError", "MatrixFileError", "SolverError", "UnknownNameError",

@@ -60,6 +60,27 @@ def _as_float_array(values: Any) -> np.ndarray:
     return arr
 
 
+def _check_arms(arms: Any, K: int) -> tuple[str, ...] | None:
+    """Arm names as a tuple of unique non-empty strings, or None."""
+    if arms is None:
+        return None
+    if isinstance(arms, str) or not hasattr(arms, "__iter__"):
+        raise InvalidMatrixError(f"arm names must be a list of strings, got {arms!r}", "arms")
+    names = tuple(arms)
+    if len(names) != K:
+        raise InvalidMatrixError(f"{len(names)} arm names given for K = {K} arms", "arms")
+    bad = [n for n in names if not isinstance(n, str) or not n.strip()]
+    if bad:
+        raise InvalidMatrixError(f"arm names must be non-empty strings, got {bad[0]!r}", "arms")
+    names = tuple(n.strip() for n in names)
+    seen: set[str] = set()
+    dups = sorted({n for n in names if n in seen or seen.add(n)})
+    if dups:
+        raise InvalidMatrixError(f"arm names must be unique; repeated: {', '.join(dups)}",
+                                 "arms")
+    return names
+
+
 def _validate(arr: np.ndarray, atol: float) -> None:
     """Raise InvalidMatrixError for everything but ties (checked after canonicalising)."""
     if arr.size == 0:
@@ -133,6 +154,9 @@ class PreferenceMatrix:
         K×K probabilities, ``values[i][j]`` = P(arm i beats arm j).
     name : str, optional
         Label used in tables and reports.
+    arms : sequence of str, optional
+        Names of the K arms (ranker or model names), unique and non-empty.  Every
+        output names arms when they are given; indices stay 0-based.
     break_ties : float, optional
         If given, every exact tie µ_ij = 1/2 (i < j) is replaced by
         µ_ij = 1/2 + break_ties, µ_ji = 1/2 − break_ties (the lower index wins).
@@ -158,7 +182,7 @@ class PreferenceMatrix:
     (0.51, ((0, 1),))
     """
 
-    __slots__ = ("_values", "name", "tie_epsilon", "broken_ties", "source")
+    __slots__ = ("_values", "name", "tie_epsilon", "broken_ties", "source", "arms")
 
     def __init__(
         self,
@@ -168,9 +192,13 @@ class PreferenceMatrix:
         break_ties: float | None = None,
         atol: float = COMPLEMENT_ATOL,
         source: str | None = None,
+        arms: Any = None,
     ) -> None:
+        if arms is None and isinstance(values, PreferenceMatrix):
+            arms = values.arms
         arr = _as_float_array(values)
         _validate(arr, atol)
+        self.arms = _check_arms(arms, arr.shape[0])
         arr = _canonicalise(arr)
         K = arr.shape[0]
         ties = [(int(i), int(j)) for i, j in zip(*np.triu_indices(K, 1)) if arr[i, j] == 0.5]
@@ -204,6 +232,21 @@ class PreferenceMatrix:
     def K(self) -> int:
         """Number of arms."""
         return int(self._values.shape[0])
+
+    def label(self, i: int) -> str:
+        """The name of arm ``i`` if the arms are named, else ``str(i)``."""
+        return self.arms[i] if self.arms is not None else str(int(i))
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """One label per arm: the names if given, else ``"0"``, ``"1"``, …"""
+        return self.arms if self.arms is not None else tuple(str(i) for i in range(self.K))
+
+    def pair_label(self, i: int, j: int) -> str:
+        """``"(i,j)"`` or, for named arms, ``"name_i vs name_j"``."""
+        if self.arms is None:
+            return f"({int(i)},{int(j)})"
+        return f"{self.arms[i]} vs {self.arms[j]}"
 
     @property
     def perturbed(self) -> bool:
@@ -260,6 +303,7 @@ class PreferenceMatrix:
         return {
             "name": self.name,
             "K": self.K,
+            "arms": list(self.arms) if self.arms is not None else None,
             "matrix": self._values.tolist(),
             "tie_epsilon": self.tie_epsilon,
             "broken_ties": [list(p) for p in self.broken_ties],
@@ -269,7 +313,7 @@ class PreferenceMatrix:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PreferenceMatrix:
         """Rebuild from :meth:`to_dict` output (broken ties are already in the values)."""
-        M = cls(data["matrix"], name=data.get("name"))
+        M = cls(data["matrix"], name=data.get("name"), arms=data.get("arms"))
         if data.get("broken_ties"):
             M.tie_epsilon = data.get("tie_epsilon")
             M.broken_ties = tuple(tuple(p) for p in data["broken_ties"])
@@ -287,4 +331,5 @@ class PreferenceMatrix:
 
     def with_values(self, values: Any, name: str | None = None) -> PreferenceMatrix:
         """A new validated matrix with other values (same name unless given)."""
-        return PreferenceMatrix(values, name=name if name is not None else self.name)
+        return PreferenceMatrix(values, name=name if name is not None else self.name,
+                                arms=self.arms)

@@ -31,19 +31,17 @@ def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) ->
         parser.add_argument("files", nargs="*", metavar="FILE",
                             help="matrix files (text, CSV/TSV, .npy, .json)")
         parser.add_argument("--example", action="append", default=[], metavar="NAME",
-                            help=f"bundled example (repeatable): {', '.join(examples.names())}")
+                            help=f"bundled dataset (repeatable; 'duelbound datasets' lists them): "
+                                 f"{', '.join(examples.names())}")
     else:
         parser.add_argument("file", nargs="?", metavar="FILE",
                             help="matrix file (text, CSV/TSV, .npy, .json)")
         parser.add_argument("--example", metavar="NAME",
-                            help=f"bundled example: {', '.join(examples.names())}")
+                            help=f"bundled dataset ('duelbound datasets' lists them): "
+                                 f"{', '.join(examples.names())}")
     parser.add_argument("--break-ties", type=float, metavar="EPS", default=None,
                         help="perturb exact ties mu_ij = 1/2 to 1/2 +- EPS (the lower index wins);"
                              " results then hold for the perturbed matrix")
-
-
-def _perturb(M: PreferenceMatrix, eps: float | None) -> PreferenceMatrix:
-    return M if eps is None else PreferenceMatrix(M.values, name=M.name, break_ties=eps)
 
 
 def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
@@ -56,7 +54,7 @@ def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
     if not files and not names:
         raise DuelboundError("give a matrix FILE or --example NAME")
     out = [read_matrix(f, break_ties=args.break_ties) for f in files]
-    out += [_perturb(examples.load(n), args.break_ties) for n in names]
+    out += [examples.load(n, break_ties=args.break_ties) for n in names]
     return out
 
 
