@@ -1,141 +1,148 @@
-"""Benchmark of C* (lower_bound), C^E* (ecw_bound) and the exact certificate.
+"""Benchmark of C* (``duelbound bounds``) against a direct HiGHS solve of the compact LP.
 
-Random tournaments with gaps in [0.05, 0.45] (``generators.random_matrix``), every
-Copeland winner, model building included.  Side by side in one run: our
-end-to-end time (``method="auto"``: family generation, arrays into HiGHS) against
-highspy alone (no PuLP, no generation) on (a) the full compact LP and (b) the final
-LP of family generation solved from scratch, with the ratios; the full compact
-formulation and row generation through our path; the families and rows used against
-the explicit constraint count; C^E*; the exact certificate per K.
+Random tournaments with entries 0.5 ± U[0.005, 0.45] (``generators.random_matrix`` with
+``gap_range=(0.005, 0.45)``), one or several Copeland winners.  Side by side in one run,
+on the same matrix:
 
-    python benchmarks/bench_lower_bound.py                 # K = 16, 64, 136; cert 32, 64
-    python benchmarks/bench_lower_bound.py --sizes 16 32 --rowgen-max 32 --cert 16 32
+* **ours end to end**: ``duelbound bounds FILE --json --no-certify`` in process (reading
+  the file, C* for every winner, C^E*, tight constraints, JSON), imports excluded;
+* **direct compact**: the whole compact formulation of every winner built as arrays and
+  solved by highspy alone (no PuLP, no generation) in a child process with a time limit
+  (``--ref-timeout``; "> limit" if it does not finish);
+* **certificate**: the exact certificate of every winner (``certify_winner``), up to
+  ``--cert-max``.
 
-Prints a Markdown table that can be pasted into a note.
+    python benchmarks/bench_lower_bound.py                       # the table of docs/lower_bound.md
+    python benchmarks/bench_lower_bound.py --cases 16:1 64:1 --ref-timeout 60
+
+Prints a Markdown table that can be pasted into a note.  The machine may be shared:
+compare the ratio column, measured in one run.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
+import io
+import multiprocessing as mp
 import os
+import tempfile
 import time
 
 import numpy as np
 
+from duelbound.cli import main as cli_main
 from duelbound.solvers.certificate import certify_winner
-from duelbound.solvers.ecw import ecw_bound
-from duelbound.solvers.formulations import compact_lp, explicit_count, pair_index
+from duelbound.solvers.formulations import compact_lp, pair_index
 from duelbound.solvers.lower_bound import lower_bound, solve_winner
 from duelbound.solvers.lp import solve_direct
 from duelbound.theory import generators
 from duelbound.theory import structure as st
 from duelbound.theory.regret import regret_matrix
 
+DEFAULT_CASES = ["16:1", "64:1", "136:1", "200:1", "300:1", "300:2", "500:2", "500:1"]
 
-def _direct(M, families: dict | None = None) -> tuple[float, int]:
-    """Build compact LP arrays and solve them with highspy alone (no PuLP), every winner.
 
-    ``families`` (winner -> set of (i2, l, case)): only those rows, i.e. the final LP
-    of family generation solved from scratch; None: the full compact formulation.
-    Returns (seconds, simplex iterations).
-    """
+def matrix(K: int, winners: int, seed: int):
+    """The benchmark matrix: K arms, exactly ``winners`` Copeland winners, gaps U[0.005, 0.45]."""
+    return generators.random_matrix(K, seed, gap_range=(0.005, 0.45), n_winners=winners,
+                                    name=f"K{K}_C{winners}_s{seed}")
+
+
+def _direct_compact(values: np.ndarray, out) -> None:
+    """Child process: build and solve the full compact LP of every winner with highspy."""
+    from duelbound.theory import PreferenceMatrix
+
+    M = PreferenceMatrix(values)
     t0 = time.perf_counter()
-    iters = 0
     mu = np.ascontiguousarray(M.values)
     d, r = st.divergences(M), regret_matrix(M)
+    per = {}
     for i1 in st.copeland_winners(M):
-        fam = None if families is None else families[i1]
-        sol = solve_direct(compact_lp(mu, i1, pair_index(mu, d, r, i1), families=fam))
-        iters += sol.iterations
-    return time.perf_counter() - t0, iters
+        sol = solve_direct(compact_lp(mu, i1, pair_index(mu, d, r, i1)))
+        per[i1] = sol.objective
+    out.put((time.perf_counter() - t0, min(per.values())))
 
 
-def _mag(n: int) -> str:
-    return f"{n}" if n < 10**6 else f"~10^{math.log10(n):.1f}"
+def direct_compact(M, timeout: float) -> tuple[float | None, float | None]:
+    """(seconds, C*) of the direct compact solve, (None, None) past ``timeout``."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_direct_compact, args=(np.asarray(M.values), q))
+    p.start()
+    p.join(timeout)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return None, None
+    return q.get() if not q.empty() else (None, None)
+
+
+def ours_end_to_end(M) -> tuple[float, float, str]:
+    """(seconds, C*, method) of ``duelbound bounds FILE --json --no-certify`` in process."""
+    import json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.txt")
+        np.savetxt(path, M.values, fmt="%.17g")
+        buf = io.StringIO()
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(buf):
+            rc = cli_main(["bounds", path, "--json", "--no-certify", "--max-k", "0"])
+        t = time.perf_counter() - t0
+    assert rc == 0
+    lb = json.loads(buf.getvalue())["lower_bound"]
+    return t, lb["value"], lb["stats"]["method"]
+
+
+def certificate_time(M) -> tuple[float, str]:
+    """(seconds, statuses) of the exact certificate of every winner (solve excluded)."""
+    t, status = 0.0, []
+    for i1 in st.copeland_winners(M):
+        ws = solve_winner(M, i1)
+        t0 = time.perf_counter()
+        c = certify_winner(M, ws)
+        t += time.perf_counter() - t0
+        status.append(f"{c['status']}/{c['route']}")
+    return t, ", ".join(sorted(set(status)))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 136])
+    ap.add_argument("--cases", nargs="+", default=DEFAULT_CASES,
+                    help="K:winners pairs (default: %(default)s)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rowgen-max", type=int, default=32, help="largest K for rowgen")
-    ap.add_argument("--compact-max", type=int, default=136,
-                    help="largest K for the full compact formulation through our path")
-    ap.add_argument("--cert", type=int, nargs="*", default=[32, 64], help="K for certificates")
+    ap.add_argument("--ref-timeout", type=float, default=300.0,
+                    help="seconds allowed to the direct compact solve")
+    ap.add_argument("--cert-max", type=int, default=136, help="largest K for certificates")
     args = ap.parse_args()
 
     print(f"`uptime`: {os.popen('uptime').read().strip()}\n")
-    lower_bound(generators.random_matrix(6, 0), certify=False)  # JIT warm-up, not timed
-    ecw_bound(generators.random_matrix(6, 0))
-    print("| K | C | C* | auto (families) s | direct highspy, full compact s [iters] | ratio |"
-          " direct highspy, final family LP s [iters] | ratio | compact s | rowgen s |"
-          " families used | rows / cols / nnz of final LP | explicit constraints | C^E* |"
-          " C^E* ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for K in args.sizes:
-        M = generators.random_matrix(K, args.seed)
-        winners = st.copeland_winners(M)
+    lower_bound(generators.random_matrix(6, 0), certify=True)  # JIT warm-up, not timed
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli_main(["bounds", "--example", "cyclic", "--json"])  # parser and import warm-up
+    print("| K | winners | C* | ours end to end s (method) | ours C* only s |"
+          " direct compact HiGHS s | ratio end to end / direct | certificate s (status/route) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for case in args.cases:
+        K, C = (int(v) for v in case.split(":"))
+        M = matrix(K, C, args.seed)
+        t_ours, value, meth = ours_end_to_end(M)
         t0 = time.perf_counter()
-        res = lower_bound(M, certify=False)  # method="auto"
-        t_auto = time.perf_counter() - t0
-        t_full, it_full = _direct(M)
-        used = {i1: _family_keys(M, i1) for i1 in winners}
-        t_fam, it_fam = _direct(M, used)
-        t_compact = "-"
-        if K <= args.compact_max:
-            t0 = time.perf_counter()
-            cp = lower_bound(M, method="compact", certify=False)
-            t_compact = f"{time.perf_counter() - t0:.3g}"
-            assert abs(cp.value - res.value) <= 1e-7 * res.value
-        rg_t = "-"
-        if K <= args.rowgen_max:
-            t0 = time.perf_counter()
-            rg = lower_bound(M, method="rowgen", certify=False)
-            rg_t = f"{time.perf_counter() - t0:.3g} ({rg.stats['rows_generated']} rows)"
-            assert abs(rg.value - res.value) <= 1e-7 * res.value
-        mu = np.ascontiguousarray(M.values)
-        n_explicit = sum(explicit_count(mu, i1) for i1 in winners)
-        pw = res.stats["per_winner"].values()
-        fams = ", ".join(p["families"] for p in pw)
-        size = ", ".join(f"{p['rows']}/{p['columns']}/{p['nonzeros']}" for p in pw)
-        t0 = time.perf_counter()
-        e = ecw_bound(M)
-        t_ecw = (time.perf_counter() - t0) * 1e3
-        print(f"| {K} | {len(winners)} | {res.value:.6g} | {t_auto:.3g} | "
-              f"{t_full:.3g} [{it_full}] | {t_auto / t_full:.2f} | "
-              f"{t_fam:.3g} [{it_fam}] | {t_auto / t_fam:.2f} | "
-              f"{t_compact} | {rg_t} | {fams} | {size} | {_mag(n_explicit)} | {e.value:.6g} | "
-              f"{t_ecw:.3g} |")
-    if args.cert:
-        print()
-        print("| K | winners | certificate status | route | solve s | certificate s | "
-              "digits of C* |")
-        print("|---|---|---|---|---|---|---|")
-    for K in args.cert:
-        M = generators.random_matrix(K, args.seed)
-        t_solve = t_cert = 0.0
-        status, routes, digits = [], [], []
-        for i1 in st.copeland_winners(M):
-            t0 = time.perf_counter()
-            ws = solve_winner(M, i1)
-            t_solve += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            c = certify_winner(M, ws)
-            t_cert += time.perf_counter() - t0
-            status.append(c["status"])
-            routes.append(c["route"])
-            if "value" in c:
-                v = c["value"]
-                digits.append(str(int((v.numerator.bit_length() + v.denominator.bit_length())
-                                      * 0.30103)))
-        print(f"| {K} | {len(status)} | {', '.join(status)} | {', '.join(routes)} | "
-              f"{t_solve:.3g} | {t_cert:.3g} | {', '.join(digits)} |")
-
-
-def _family_keys(M, i1) -> set:
-    """The (i2, l, case) families in winner i1's final family-generation LP."""
-    return {k for k in solve_winner(M, i1, "families").data.row_keys if k is not None}
+        lower_bound(M, certify=False, max_k=None)
+        t_cstar = time.perf_counter() - t0
+        t_ref, ref = direct_compact(M, args.ref_timeout)
+        if ref is not None:
+            assert abs(ref - value) <= 1e-6 * max(1.0, abs(value)), (ref, value)
+        ref_s = f"{t_ref:.3g}" if t_ref is not None else f"> {args.ref_timeout:.0f}"
+        ratio = (f"{t_ours / t_ref:.2f}" if t_ref is not None
+                 else f"< {t_ours / args.ref_timeout:.2f}")
+        cert = "-"
+        if K <= args.cert_max:
+            t_c, status = certificate_time(M)
+            cert = f"{t_c:.3g} ({status})"
+        print(f"| {K} | {len(st.copeland_winners(M))} | {value:.8g} | {t_ours:.3g} ({meth}) | "
+              f"{t_cstar:.3g} | {ref_s} | {ratio} | {cert} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,93 @@
-"""CCB, Copeland Confidence Bound ([Z15] Algorithm 1, SPEC §6)."""
+"""CCB, Copeland Confidence Bound ([Z15] Algorithm 1, docs/math.md §9)."""
 
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, confidence_bounds, random_argmax
+from .alg_common import AlgorithmSpec, random_argmax
+from .alg_schedule import L_AT_MOST, L_BELOW, U_AT_LEAST, new_schedule, pop_due, refresh_slot
 from .environment import duel, finished
 
 
 @nb.njit(cache=True)
-def _reset(inB, Bsets, K):
+def _touch(Bsets, flags, sel, rowsel, dis, count, K, i, j):
+    """Re-derive the two facts CCB asks about pair (i, j) ∈ B^i after one of its inputs
+    changed: sel = (l_ij ≤ 1/2 ≤ u_ij) (line 10's sample) and dis = (l_ij > 1/2)
+    (line 5's reset), with per-row and total counts (``count`` = [#dis, #sel])."""
+    p = i * K + j
+    KK = K * K
+    b = Bsets[i, j]
+    s_new = b and flags[2 * KK + p] and flags[p]
+    d_new = b and not flags[2 * KK + p]
+    if s_new != sel[p]:
+        sel[p] = s_new
+        step = 1 if s_new else -1
+        rowsel[i] += step
+        count[1] += step
+    if d_new != dis[p]:
+        dis[p] = d_new
+        count[0] += 1 if d_new else -1
+
+
+@nb.njit(cache=True)
+def _set_beater(Bsets, bsize, flags, sel, rowsel, dis, count, K, i, j, value):
+    """B^i ∋ j iff ``value``, keeping |B^i| and the line-5/line-10 counts."""
+    if Bsets[i, j] != value:
+        Bsets[i, j] = value
+        bsize[i] += 1 if value else -1
+        _touch(Bsets, flags, sel, rowsel, dis, count, K, i, j)
+
+
+@nb.njit(cache=True)
+def _clear_row(Bsets, bsize, flags, sel, rowsel, dis, count, K, i):
+    """B^i ← ∅."""
+    if bsize[i] > 0:
+        for k in range(K):
+            _set_beater(Bsets, bsize, flags, sel, rowsel, dis, count, K, i, k, False)
+
+
+@nb.njit(cache=True)
+def _reset(inB, Bsets, bsize, flags, sel, rowsel, dis, count, K):
     """B ← all arms, B^k ← ∅; returns the reset L̄_C = K ([Z15] Alg. 1 line 1)."""
     inB[:] = True
-    Bsets[:, :] = False
+    for i in range(K):
+        _clear_row(Bsets, bsize, flags, sel, rowsel, dis, count, K, i)
     return K
+
+
+@nb.njit(cache=True)
+def _apply(flags, slot, delta, cplus, cminus, Bsets, sel, rowsel, dis, count, K):
+    """Book a status change (``delta`` = ±1) of ``flags[slot]``: slots k·K² + i·K + j hold,
+    for k = 0, 1, 2, (u_ij ≥ 1/2), (l_ij < 1/2) and (l_ij ≤ 1/2)."""
+    KK = K * K
+    kind = slot // KK
+    p = slot % KK
+    i = p // K
+    j = p % K
+    if kind == 0:
+        cplus[i] += delta
+    elif kind == 1:
+        cminus[i] -= delta
+    _touch(Bsets, flags, sel, rowsel, dis, count, K, i, j)
+
+
+@nb.njit(cache=True)
+def _after_duel(W, alpha, t, T, flags, heap, size, due, cplus, cminus, Bsets, sel, rowsel,
+                dis, count, K, a, b):
+    """Re-test the three bounds of the dueled pair, both orders, at the next step's t."""
+    if a == b:
+        return
+    KK = K * K
+    for i, j in ((a, b), (b, a)):
+        p = i * K + j
+        for k in range(3):
+            kind = (U_AT_LEAST, L_BELOW, L_AT_MOST)[k]
+            d = refresh_slot(kind, W, i, j, alpha, t, T, flags, k * KK + p, heap, size, due)
+            if d != 0:
+                _apply(flags, k * KK + p, d, cplus, cminus, Bsets, sel, rowsel, dis, count, K)
 
 
 @nb.njit(cache=True)
@@ -56,7 +129,7 @@ def run_ccb_core(env, rng, alpha, use_beaters):
     in C_t, opponent set B^c or all arms with probability 1/2 each, and
     d = argmax_{j in the set, l_jc ≤ 1/2} u_jc, ties preferring j ≠ c.
 
-    Reading (SPEC §6): if the chosen opponent set B^c is empty, all arms are used.
+    Reading (docs/math.md §10, R25): if the chosen opponent set B^c is empty, all arms are used.
 
     ``use_beaters=False`` never compares against B^c: the line-10 pair sample and the
     B^c opponent set are skipped (all arms instead).  The random draws are the same,
@@ -64,68 +137,65 @@ def run_ccb_core(env, rng, alpha, use_beaters):
     algorithm: it exists to measure what B^c does (docs/verification.md).
     """
     K = env.mu.shape[0]
-    U = np.empty((K, K))
-    L = np.empty((K, K))
+    T = env.clock[2]
+    KK = K * K
+    W = env.W
     inB = np.ones(K, np.bool_)
     Bsets = np.zeros((K, K), np.bool_)
+    bsize = np.zeros(K, np.int64)
     Lbar = K
-    cplus = np.empty(K, np.int64)
-    cminus = np.empty(K, np.int64)
+    # Bound statuses kept incrementally (identical runs, O(K) per duel): a duel re-tests its
+    # pair, the crossings of the others (radius growing with t) come from the schedule.
+    flags = np.ones(3 * KK, np.bool_)  # N = 0: u = 1, l = 0; u_ii = l_ii = 1/2
+    for i in range(K):
+        flags[KK + i * K + i] = False  # l_ii = 1/2 is not < 1/2
+    heap, size, due = new_schedule(3 * KK)
+    cplus = np.full(K, K - 1, np.int64)
+    cminus = np.zeros(K, np.int64)
+    sel = np.zeros(KK, np.bool_)
+    dis = np.zeros(KK, np.bool_)
+    rowsel = np.zeros(K, np.int64)
+    count = np.zeros(2, np.int64)  # [#(i, j) with j ∈ B^i, l_ij > 1/2; # line-10 pairs]
     inC = np.zeros(K, np.bool_)
     mask = np.zeros(K, np.bool_)
     vals = np.empty(K)
     perm = np.empty(K, np.int64)
     while not finished(env):
         t = env.clock[0] + 1
-        confidence_bounds(env.W, alpha, t, U, L)
-        for i in range(K):
-            cp = 0
-            cm = 0
-            for k in range(K):
-                if k != i:
-                    cp += U[i, k] >= 0.5
-                    cm += L[i, k] >= 0.5
-            cplus[i] = cp
-            cminus[i] = cm
+        slot = pop_due(heap, size, due, t)
+        while slot >= 0:
+            flags[slot] = True
+            _apply(flags, slot, 1, cplus, cminus, Bsets, sel, rowsel, dis, count, K)
+            slot = pop_due(heap, size, due, t)
         top = cplus.max()
         for i in range(K):
             inC[i] = cplus[i] == top
         # (A) reset disproven hypotheses.
-        disproven = False
-        for i in range(K):
-            for j in range(K):
-                if Bsets[i, j] and L[i, j] > 0.5:
-                    disproven = True
-        if disproven:
-            Lbar = _reset(inB, Bsets, K)
+        if count[0] > 0:
+            Lbar = _reset(inB, Bsets, bsize, flags, sel, rowsel, dis, count, K)
         # (B) remove non-Copeland winners.
         best_minus = cminus.max()
         for i in range(K):
             if inB[i] and cplus[i] < best_minus:
                 inB[i] = False
-                size = 0
-                for k in range(K):
-                    size += Bsets[i, k]
-                if size != Lbar + 1:
-                    for k in range(K):
-                        Bsets[i, k] = U[i, k] < 0.5
+                if bsize[i] != Lbar + 1:
+                    for k in range(K):  # B^i ← {k : u_ik < 1/2}
+                        _set_beater(Bsets, bsize, flags, sel, rowsel, dis, count, K, i, k,
+                                    not flags[i * K + k])
         if not inB.any():
-            Lbar = _reset(inB, Bsets, K)
+            Lbar = _reset(inB, Bsets, bsize, flags, sel, rowsel, dis, count, K)
         # (C) add Copeland winners.
         for i in range(K):
             if inC[i] and cplus[i] == cminus[i]:
                 inB[i] = True
-                Bsets[i, :] = False
+                _clear_row(Bsets, bsize, flags, sel, rowsel, dis, count, K, i)
                 Lbar = K - 1 - cminus[i]
                 for j in range(K):
                     if j == i:
                         continue
-                    size = 0
-                    for k in range(K):
-                        size += Bsets[j, k]
-                    if size < Lbar + 1:
-                        Bsets[j, :] = False
-                    elif size > Lbar + 1:
+                    if bsize[j] < Lbar + 1:
+                        _clear_row(Bsets, bsize, flags, sel, rowsel, dis, count, K, j)
+                    elif bsize[j] > Lbar + 1:
                         n = 0
                         for k in range(K):
                             if Bsets[j, k]:
@@ -134,37 +204,53 @@ def run_ccb_core(env, rng, alpha, use_beaters):
                         sub = perm[:n]
                         rng.shuffle(sub)
                         for m in range(Lbar + 1, n):
-                            Bsets[j, sub[m]] = False
+                            _set_beater(Bsets, bsize, flags, sel, rowsel, dis, count, K, j,
+                                        sub[m], False)
         # Selection.
         if rng.random() < 0.25 and use_beaters:
-            n = 0
-            for i in range(K):
-                for j in range(K):
-                    if Bsets[i, j] and L[i, j] <= 0.5 <= U[i, j]:
-                        n += 1
+            n = count[1]
             if n > 0:
                 pick = rng.integers(0, n)
-                for i in range(K):
-                    for j in range(K):
-                        if Bsets[i, j] and L[i, j] <= 0.5 <= U[i, j]:
-                            if pick == 0:
-                                duel(env, rng, i, j)
-                            pick -= 1
+                i = 0
+                while pick >= rowsel[i]:  # the pick-th pair in row-major order
+                    pick -= rowsel[i]
+                    i += 1
+                j = 0
+                while True:
+                    if sel[i * K + j]:
+                        if pick == 0:
+                            break
+                        pick -= 1
+                    j += 1
+                duel(env, rng, i, j)
+                _after_duel(W, alpha, t + 1, T, flags, heap, size, due, cplus, cminus, Bsets,
+                            sel, rowsel, dis, count, K, i, j)
                 continue
         if rng.random() < 2.0 / 3.0:
-            both = inB & inC
-            if both.any():
-                inC[:] = both
+            nboth = 0
+            for i in range(K):
+                nboth += inB[i] and inC[i]
+            if nboth > 0:
+                for i in range(K):
+                    inC[i] = inB[i] and inC[i]
         c = _pick_member(inC, rng)
         use_B = rng.random() < 0.5 and use_beaters
-        any_B = Bsets[c].any()
-        for j in range(K):
-            mask[j] = (Bsets[c, j] or not (use_B and any_B)) and L[j, c] <= 0.5 and j != c
-            vals[j] = U[j, c]
+        only_B = use_B and bsize[c] > 0
+        lt = math.log(t) if t > 1.0 else 0.0
+        for j in range(K):  # column c of U, as confidence_bounds computes it
+            mask[j] = (Bsets[c, j] or not only_B) and flags[2 * KK + j * K + c] and j != c
+            n = W[j, c] + W[c, j]
+            if j == c:
+                vals[j] = 0.5
+            elif n == 0:
+                vals[j] = 1.0
+            else:
+                vals[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
         d = random_argmax(vals, mask, rng)
-        if d < 0 or (U[d, c] < 0.5 and not (use_B and any_B)):
+        if d < 0 or (vals[d] < 0.5 and not only_B):
             d = c  # all arms: u_cc = 1/2 takes part; ties prefer j ≠ c, so c only wins outright
         duel(env, rng, c, d)
+        _after_duel(W, alpha, t + 1, T, flags, heap, size, due, cplus, cminus, Bsets, sel,
+                    rowsel, dis, count, K, c, d)
 
-
-SPEC = AlgorithmSpec("ccb", run_ccb, {"alpha": 0.51}, "[Z15] Alg. 1")
+ALGORITHM = AlgorithmSpec("ccb", run_ccb, {"alpha": 0.51}, "[Z15] Alg. 1")

@@ -24,13 +24,13 @@ __all__ = ["log_guard", "loglog_guard", "confidence_bounds", "mu_hat",
 
 @nb.njit(cache=True)
 def log_guard(t: float) -> float:
-    """max(log t, 1): SPEC §6's guard for early rounds where log t ≤ 1."""
+    """max(log t, 1): docs/math.md §9's guard for early rounds where log t ≤ 1."""
     return max(math.log(t), 1.0) if t > 1.0 else 1.0
 
 
 @nb.njit(cache=True)
 def loglog_guard(t: float) -> float:
-    """max(log log t, 1) (SPEC §6); log log t is undefined or ≤ 1 for t < e^e."""
+    """max(log log t, 1) (docs/math.md §9); log log t is undefined or ≤ 1 for t < e^e."""
     return max(math.log(log_guard(t)), 1.0)
 
 
@@ -64,7 +64,7 @@ def confidence_bounds(W: np.ndarray, alpha: float, t: float, U: np.ndarray,
 
 @nb.njit(cache=True)
 def mu_hat(W: np.ndarray, i: int, j: int) -> float:
-    """µ̂_ij = W_ij / N_ij with 0/0 = 1/2 (SPEC §6)."""
+    """µ̂_ij = W_ij / N_ij with 0/0 = 1/2 (docs/math.md §9)."""
     n = W[i, j] + W[j, i]
     return 0.5 if n == 0 else W[i, j] / n
 

@@ -7,13 +7,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import (
-    AlgorithmSpec,
-    kl_half_scalar,
-    lcb_at_most_half,
-    random_argmax,
-    ucb_above_half,
-)
+from .alg_common import AlgorithmSpec, kl_half_scalar, lcb_at_most_half, random_argmax
+from .alg_schedule import ABOVE, new_schedule, pop_due, refresh
 from .environment import duel, finished
 
 
@@ -84,7 +79,7 @@ def _beta_above_half(W, P, LQ, rng, i, j):
 
 
 @nb.njit(cache=True)
-def _draw_events(P, inC, outside, above, wins, rng):
+def _draw_events(P, inC, outside, above, wins, rng, coins):
     """Draw the events θ_ij > 1/2 (i < j) of the pairs touching C (``outside`` False) or
     of the pairs with neither arm in C (``outside`` True), as Bernoulli(P_ij), and add
     them to the vote counts ``wins`` (θ_ji = 1 − θ_ij, so exactly one of i, j wins)."""
@@ -92,23 +87,60 @@ def _draw_events(P, inC, outside, above, wins, rng):
     for i in range(K):
         for j in range(i + 1, K):
             if (inC[i] or inC[j]) != outside:
-                e = rng.random() < P[i, j]
-                above[i, j] = e
-                above[j, i] = not e
-                if e:
-                    wins[i] += 1.0
-                else:
-                    wins[j] += 1.0
+                _draw_event(P, above, wins, rng, i, j, coins)
 
 
 @nb.njit(cache=True)
-def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask):
+def _draw_candidate_events(P, inC, members, above, wins, rng, coins):
+    """:func:`_draw_events` for the pairs touching C in O(K·|C|): the same pairs in the
+    same order (i < j, row by row), visiting only the columns in C (``members``,
+    increasing) of rows outside C."""
+    K = P.shape[0]
+    for i in range(K):
+        if inC[i]:
+            for j in range(i + 1, K):
+                _draw_event(P, above, wins, rng, i, j, coins)
+        else:
+            for c in members:
+                if c > i:
+                    _draw_event(P, above, wins, rng, i, c, coins)
+
+
+@nb.njit(cache=True)
+def _draw_event(P, above, wins, rng, i, j, coins):
+    """θ_ij > 1/2 as Bernoulli(P_ij), i < j, counted as a vote for i or j.
+
+    ``coins`` = [bit buffer, bits left, enabled]: when enabled and P_ij = 1/2 exactly (every
+    pair not yet dueled, θ_ij ~ Beta(1, 1)), the event is a fair coin taken from the buffer,
+    refilled with the 52 uniform bits of one ``rng.random()`` (floor(u·2⁵²) = the top 52 of
+    its 53 random bits): the same law at a fraction of the cost of one draw per pair.
+    """
+    p = P[i, j]
+    if p == 0.5 and coins[2]:
+        if coins[1] == 0:
+            coins[0] = np.int64(rng.random() * 4503599627370496.0)
+            coins[1] = 52
+        e = (coins[0] & 1) == 1
+        coins[0] >>= 1
+        coins[1] -= 1
+    else:
+        e = rng.random() < p
+    above[i, j] = e
+    above[j, i] = not e
+    if e:
+        wins[i] += 1.0
+    else:
+        wins[j] += 1.0
+
+
+@nb.njit(cache=True)
+def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask, coins):
     """D-TS+'s tie-break ([W16] §4.3) among A = {i ∈ C : votes_i = best}: ζ̃ of every arm
     (the remaining events are drawn now), θ_ij for the rows of A given their side of
     1/2 (θ_ji = 1 − θ_ij shared between two rows of A), a1 = argmin_{i∈A} R̃_i with
     R̃_i = Σ_{j≠i} (ζ̃* − (ζ̃_i + ζ̃_j)/2) / d(θ_ij, 1/2); remaining ties at random."""
     K = W.shape[0]
-    _draw_events(P, inC, True, above, wins, rng)
+    _draw_events(P, inC, True, above, wins, rng, coins)
     zstar = wins.max() / (K - 1)
     drawn[:, :] = False
     for i in range(K):
@@ -147,45 +179,65 @@ def run_dts(env, rng, plus, alpha):
     Implementation (same law of the choices, different random stream than drawing
     every θ): phase 1 draws only the events θ_ij > 1/2 it needs — those of the
     pairs touching C, none when |C| = 1 — as Bernoulli(P(θ_ij > 1/2)), pair by pair
-    (i < j), with the probabilities updated exactly in O(1) per duel; D-TS+ draws
+    (i < j), with the probabilities updated exactly in O(1) per duel (fair coins from
+    a 52-bit buffer where P = 1/2 exactly, :func:`_draw_event`); D-TS+ draws
     the remaining events and the θ values of the tied rows given those events only
     when it must break a tie (θ_ji = 1 − θ_ij shared by two tied rows). Phase 2
     draws the events θ'_{i a1} > 1/2 of the allowed arms (θ' of arms with
     l_{i a1} > 1/2 are not drawn): none up gives a2 = a1, one up gives that arm, and
     only with two or more are their values drawn, conditioned on > 1/2
-    (:func:`_beta_above_half`).
+    (:func:`_beta_above_half`). ζ̂ is kept incrementally (:mod:`.alg_schedule`), and the
+    events of the pairs touching C are drawn in O(K·|C|).
     """
+    run_dts_core(env, rng, plus, alpha, True)
+
+
+@nb.njit(cache=True, nogil=True)
+def run_dts_core(env, rng, plus, alpha, fair_bits):
+    """:func:`run_dts`; ``fair_bits=False`` draws every phase-1 event with its own
+    ``rng.random()``, the random stream of the previous implementation (kept to test that
+    the incremental bookkeeping changed no run, and that the fair-coin buffer changed only
+    the stream, not the law: tests/test_identity_simulator.py)."""
+    coins = np.zeros(3, np.int64)
+    coins[2] = fair_bits
     K = env.mu.shape[0]
+    T = env.clock[2]
     P = np.full((K, K), 0.5)
     LQ = np.full((K, K), -math.log(2.0))  # log P(Bin(1, 1/2) = 0)
     above = np.zeros((K, K), np.bool_)
     theta = np.zeros((K, K))
     drawn = np.zeros((K, K), np.bool_)
     inC = np.zeros(K, np.bool_)
+    members = np.empty(K, np.int64)
     wins = np.zeros(K)
     score = np.empty(K)
     mask = np.zeros(K, np.bool_)
+    # ζ̂ kept incrementally: uhalf[i·K + j] = (u_ij > 1/2), zeta[i] = Σ_j uhalf; a duel re-tests
+    # its pair, the crossings of the others (radius growing with t) come from the schedule.
+    uhalf = np.ones(K * K, np.bool_)  # N = 0: u = 1
+    zeta = np.full(K, K - 1, np.int64)
+    heap, size, due = new_schedule(K * K)
     while not finished(env):
         t = env.clock[0] + 1
         alt = alpha * math.log(t)  # the bounds of confidence_bounds, compared sqrt-free
-        best = -1
+        p = pop_due(heap, size, due, t)
+        while p >= 0:
+            uhalf[p] = True
+            zeta[p // K] += 1
+            p = pop_due(heap, size, due, t)
+        best = zeta.max()
         nC = 0
         a1 = -1
         for i in range(K):
-            z = 0
-            for j in range(K):
-                if j != i and ucb_above_half(env.W, i, j, alt):
-                    z += 1
-            if z > best:
-                best = z
-                nC = 0
-                a1 = i
-                inC[:i] = False
-            inC[i] = z == best
-            nC += z == best
+            inC[i] = zeta[i] == best
+            if inC[i]:
+                if nC == 0:
+                    a1 = i
+                members[nC] = i
+                nC += 1
         if nC > 1:
             wins[:] = 0.0
-            _draw_events(P, inC, False, above, wins, rng)
+            _draw_candidate_events(P, inC, members[:nC], above, wins, rng, coins)
             top = -1.0
             nA = 0
             for i in range(K):
@@ -198,7 +250,7 @@ def run_dts(env, rng, plus, alpha):
             if nA > 1:
                 if plus:
                     a1 = _plus_tie_break(env.W, P, LQ, inC, above, wins, theta, drawn, rng, top,
-                                         score, mask)
+                                         score, mask, coins)
                 else:
                     a1 = random_argmax(wins, inC, rng)
         # Phase 2: a2 = argmax θ' over {i : l_{i a1} ≤ 1/2}, θ'_{a1 a1} = 1/2. Only the arms
@@ -220,9 +272,12 @@ def run_dts(env, rng, plus, alpha):
         won = duel(env, rng, a1, a2)
         if a1 != a2:
             _update_above_half(P, LQ, env.W, a1, a2, won)
+            tn = env.clock[0] + 1  # the next step's t
+            zeta[a1] += refresh(ABOVE, env.W, a1, a2, alpha, tn, T, uhalf, heap, size, due)
+            zeta[a2] += refresh(ABOVE, env.W, a2, a1, alpha, tn, T, uhalf, heap, size, due)
 
 
-SPEC = AlgorithmSpec("d-ts", run_dts, {"alpha": 0.51}, "[W16] Alg. 1",
+ALGORITHM = AlgorithmSpec("d-ts", run_dts, {"alpha": 0.51}, "[W16] Alg. 1",
                      prepare=lambda M, env: (False,))
 PLUS_SPEC = AlgorithmSpec("d-ts+", run_dts, {"alpha": 0.51}, "[W16] §4.3",
                           prepare=lambda M, env: (True,))

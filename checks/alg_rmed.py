@@ -23,6 +23,7 @@ from duelbound.solvers.parametric import (
     cw_values_core,
     pair_costs_core,
 )
+from duelbound.theory.errors import DuelboundError
 
 from .alg_common import AlgorithmSpec, kl_half_scalar, log_guard, loglog_guard, random_argmax
 from .environment import duel, finished
@@ -32,7 +33,7 @@ _TOL = 1e-9  # membership tolerance, as in duelbound.solvers.in_region
 
 @nb.njit(cache=True)
 def _play(env, rng, mh, dh, i, j):
-    """Duel (i, j) and refresh µ̂ and d̂ on that pair (0/0 = 1/2, SPEC §6)."""
+    """Duel (i, j) and refresh µ̂ and d̂ on that pair (0/0 = 1/2, docs/math.md §9)."""
     duel(env, rng, i, j)
     n = env.W[i, j] + env.W[j, i]
     if i != j and n > 0:  # n = 0 only after the horizon (duel is then a no-op)
@@ -49,13 +50,18 @@ def _play(env, rng, mh, dh, i, j):
 @nb.njit(cache=True)
 def _empirical_divergence(env, mh, dh, out):
     """Î_i = Σ_{j ≠ i: µ̂_ij ≤ 1/2} N_ij d(µ̂_ij, 1/2) (Komiyama et al. 2015, eq. (4))."""
-    K = mh.shape[0]
-    for i in range(K):
-        s = 0.0
-        for j in range(K):
-            if j != i and mh[i, j] <= 0.5:
-                s += env.N[i, j] * dh[i, j]
-        out[i] = s
+    for i in range(mh.shape[0]):
+        _divergence_row(env, mh, dh, out, i)
+
+
+@nb.njit(cache=True)
+def _divergence_row(env, mh, dh, out, i):
+    """Î_i alone (a duel (l, m) changes only Î_l and Î_m; same summation order)."""
+    s = 0.0
+    for j in range(mh.shape[0]):
+        if j != i and mh[i, j] <= 0.5:
+            s += env.N[i, j] * dh[i, j]
+    out[i] = s
 
 
 @nb.njit(cache=True, nogil=True)
@@ -66,8 +72,11 @@ def run_rmed1(env, rng, fk_scale, fk_power):
     µ̂_lj ≤ 1/2}; î* = argmin Î_i (ties at random); the opponent m is î* if
     Ô_l = ∅ or î* ∈ Ô_l, else argmin_{j∈Ô_l} µ̂_lj; duel (l, m); remove l from L_R and
     add to L_N every arm j ∉ L_R with Î_j − min Î ≤ log t + f(K) (log guarded by
-    max(log t, 1), SPEC §6). A Condorcet algorithm: linear regret without a
+    max(log t, 1), docs/math.md §9). A Condorcet algorithm: linear regret without a
     Condorcet winner.
+
+    Implementation (identical runs, O(K) per duel): Î is kept current by recomputing
+    only the rows l and m of the dueled pair, in the same summation order.
     """
     K = env.mu.shape[0]
     mh = np.full((K, K), 0.5)
@@ -82,11 +91,11 @@ def run_rmed1(env, rng, fk_scale, fk_power):
     inC = np.ones(K, np.bool_)
     inR = np.ones(K, np.bool_)
     inN = np.zeros(K, np.bool_)
+    _empirical_divergence(env, mh, dh, Ihat)  # then kept current row by row
     while not finished(env):
         for l in range(K):
             if not inC[l] or finished(env):
                 continue
-            _empirical_divergence(env, mh, dh, Ihat)
             for k in range(K):
                 neg[k] = -Ihat[k]
             best = random_argmax(neg, allm, rng)
@@ -101,7 +110,9 @@ def run_rmed1(env, rng, fk_scale, fk_power):
                 m = best
             _play(env, rng, mh, dh, l, m)
             inR[l] = False
-            _empirical_divergence(env, mh, dh, Ihat)
+            if m != l:
+                _divergence_row(env, mh, dh, Ihat, l)
+                _divergence_row(env, mh, dh, Ihat, m)
             thresh = Ihat.min() + log_guard(env.clock[0] + 1.0) + fK
             for j in range(K):
                 if not inR[j] and Ihat[j] <= thresh:
@@ -118,7 +129,7 @@ def run_rmed1(env, rng, fk_scale, fk_power):
 @nb.njit(cache=True)
 def _evidence(env, dh, logt, x):
     """x_ij = min(N_ij/log t, 1/d̂_ij) · d̂_ij = min(N_ij d̂_ij / log t, 1): normalised counts
-    clipped to the box of R_{i1} ([K16] Alg. 1 line 8, SPEC §6)."""
+    clipped to the box of R_{i1} ([K16] Alg. 1 line 8; reading R11 of docs/math.md §10)."""
     K = dh.shape[0]
     for i in range(K):
         x[i, i] = 0.0
@@ -166,10 +177,10 @@ def _play_tracked(env, rng, mh, dh, L, state, i, j):
 
 
 @nb.njit(cache=True)
-def _member_value(mh, L, i1, x, ecw, buf):
-    """Smallest constraint left-hand side of R_{i1} (CW) or R^E_{i1} (ECW) at x, or a
+def _member_value(mh, L, i1, x, region_e, buf):
+    """Smallest constraint left-hand side of R^E_{i1} (``region_e``) or R_{i1} at x, or a
     value < 1 − tol as soon as one is found (the test only needs its sign)."""
-    if ecw:
+    if region_e:
         return ecw_oracle_into(mh, L, i1, x, 1.0 - _TOL, buf)
     return cw_oracle_core(mh, i1, x).min()
 
@@ -211,7 +222,7 @@ _WINDOW_MARGIN = 1e-12  # relative slack that keeps the cached membership rigoro
 
 
 @nb.njit(cache=True, nogil=True)
-def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
+def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
 
     Pairs are encoded p = i·K + j; L_C and L_R start as all pairs i > j.
@@ -227,9 +238,19 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
     :func:`duelbound.solvers.ecw.ecw_core_into`, [K16] Th. 5), and L_NC = {pairs
     with q̂_ij > N_ij/log t} ∪ {(î, î)}. Then L_R ← L_R \\ {p}, L_N ← L_N ∪ (L_NC \\ L_R).
 
+    ``membership`` (ECW only) is the region of line 8's test N/log t ∈ R(µ̂):
+
+    - ``"RE"`` (default): R^E_î, the region whose optimisation (C^E*_î, [K16] Th. 5)
+      lines 10–11 of ECW-RMED solve, so the test and the exploration it triggers ask
+      for the same allocation; [K16] Th. 4's analysis of ECW-RMED is stated with R^E.
+    - ``"R"``: R_î, line 8 as printed in [K16] Alg. 1 for both CW- and ECW-RMED.
+
+    R^E_î ⊆ R_î (C^E* ≥ C*), so ``"R"`` stops exploring sooner (docs/simulator.md,
+    "Readings", has the measured difference). CW-RMED always tests R_î.
+
     Departures from the paper (documented in docs/simulator.md):
 
-    - log t and log log t are replaced by max(·, 1) (SPEC §6).
+    - log t and log log t are replaced by max(·, 1) (docs/math.md §9).
     - Membership is tested on the counts clipped to the box, x_ij = min(N_ij d̂_ij/log t, 1)
       (the region R is defined inside the box, so unclipped counts would never be members).
     - If some µ̂_ij = 1/2 exactly (possible between two step-4 passes), d̂_ij = 0 and the
@@ -251,6 +272,11 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
       before î failed at ℓ0 and their left-hand sides only decrease, so they stay
       non-members. Within that window the answer is (î, î) without re-testing.
     """
+    region_e = ecw
+    if ecw and membership == "R":
+        region_e = False
+    elif ecw and membership != "RE":
+        raise DuelboundError("membership of ecw-rmed must be 'RE' or 'R'")
     K = env.mu.shape[0]
     KK = K * K
     mh = np.full((K, K), 0.5)
@@ -327,7 +353,7 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta):
                 _evidence(env, dh, logt, x)
                 for i1 in range(K):
                     if L[i1] == l1:
-                        v = _member_value(mh, L, i1, x, ecw, fbuf)
+                        v = _member_value(mh, L, i1, x, region_e, fbuf)
                         if v >= 1.0 - _TOL:
                             star = i1
                             cache_version = state[0]
@@ -368,5 +394,6 @@ RMED1_SPEC = AlgorithmSpec("rmed1", run_rmed1, {"fk_scale": 0.3, "fk_power": 1.0
                            "Komiyama et al. 2015, Alg. 1 (RMED1)", copeland=False)
 CW_SPEC = AlgorithmSpec("cw-rmed", run_cw_rmed, {"alpha": 3.0, "beta": 0.01},
                         "[K16] Alg. 1 (CW)", prepare=_cw_prepare)
-ECW_SPEC = AlgorithmSpec("ecw-rmed", run_cw_rmed, {"alpha": 3.0, "beta": 0.01},
+ECW_SPEC = AlgorithmSpec("ecw-rmed", run_cw_rmed,
+                         {"alpha": 3.0, "beta": 0.01, "membership": "RE"},
                          "[K16] Alg. 1 (ECW)", prepare=lambda M, env: (True, 0))

@@ -7,7 +7,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, random_argmax, ucb_at_least_half
+from .alg_common import AlgorithmSpec, random_argmax
+from .alg_schedule import AT_LEAST, new_schedule, pop_due, refresh
 from .environment import duel, finished
 
 
@@ -22,28 +23,35 @@ def run_rucb(env, rng, alpha):
     uniformly at random, j = c allowed since u_cc = 1/2); duel (c, d).
     It assumes a Condorcet winner: without one its regret grows linearly.
 
-    Implementation: the candidate test u_cj ≥ 1/2 is evaluated without the square
-    root (:func:`ucb_at_least_half`) and only column c of U is computed.
+    Implementation (identical runs, O(K) per duel): the candidate test u_cj ≥ 1/2 is
+    kept per pair, re-tested sqrt-free for the dueled pair and updated for the others
+    at the t where their growing radius crosses 1/2 (:mod:`.alg_schedule`); only
+    column c of U is computed.
     """
     K = env.mu.shape[0]
+    T = env.clock[2]
     inC = np.zeros(K, np.bool_)
     inB = np.zeros(K, np.bool_)
     allowed = np.ones(K, np.bool_)
     col = np.empty(K)
     W = env.W
+    # ok[c·K + j] = (u_cj ≥ 1/2), bad[c] = #{j : u_cj < 1/2}: a duel re-tests its pair, the
+    # crossings of the other pairs (radius growing with t) come from the schedule.
+    ok = np.ones(K * K, np.bool_)  # N = 0: u = 1
+    bad = np.zeros(K, np.int64)
+    heap, size, due = new_schedule(K * K)
     while not finished(env):
         t = env.clock[0] + 1
         lt = math.log(t) if t > 1.0 else 0.0
-        alt = alpha * lt
+        p = pop_due(heap, size, due, t)
+        while p >= 0:
+            ok[p] = True
+            bad[p // K] -= 1
+            p = pop_due(heap, size, due, t)
         nC = 0
         for c in range(K):
-            ok = True
-            for j in range(K):
-                if j != c and not ucb_at_least_half(W, c, j, alt):
-                    ok = False
-                    break
-            inC[c] = ok
-            nC += ok
+            inC[c] = bad[c] == 0
+            nC += inC[c]
         nB = 0
         for k in range(K):
             inB[k] = inB[k] and inC[k]
@@ -81,7 +89,11 @@ def run_rucb(env, rng, alpha):
                 col[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
         d = random_argmax(col, allowed, rng)
         duel(env, rng, c, d)
+        if c != d:
+            tn = env.clock[0] + 1  # the next step's t
+            bad[c] -= refresh(AT_LEAST, W, c, d, alpha, tn, T, ok, heap, size, due)
+            bad[d] -= refresh(AT_LEAST, W, d, c, alpha, tn, T, ok, heap, size, due)
 
 
-SPEC = AlgorithmSpec("rucb", run_rucb, {"alpha": 0.51}, "Zoghi et al. 2014, Alg. 1",
+ALGORITHM = AlgorithmSpec("rucb", run_rucb, {"alpha": 0.51}, "Zoghi et al. 2014, Alg. 1",
                      copeland=False)

@@ -27,7 +27,7 @@ def _kl_bound(p: float, n: float, level: float, upper: bool) -> float:
 
 
 @nb.njit(cache=True)
-def _reward(env, rng, Wl, delta, i, stop_at):
+def _reward(env, rng, Wl, delta, i, stop_at, anytime):
     """[Z15] Alg. 2 reward(i): a uniform j ≠ i, duel (i, j) until the Hoeffding interval
     µ̂ ± sqrt(log(4 K² n² / δ)/(2n)) excludes 1/2 (anytime, failure δ/K² per pair).
     Returns 1/0, or -1 if the round budget ran out first. Pair statistics ``Wl`` are
@@ -37,7 +37,7 @@ def _reward(env, rng, Wl, delta, i, stop_at):
     if j >= i:
         j += 1
     while True:
-        settled = _settled(Wl, delta, i, j)
+        settled = _settled(Wl, delta, i, j, anytime)
         if settled >= 0:
             return settled
         if env.clock[0] >= stop_at or finished(env):
@@ -49,14 +49,18 @@ def _reward(env, rng, Wl, delta, i, stop_at):
 
 
 @nb.njit(cache=True)
-def _settled(Wl, delta, i, j):
-    """-1 while the pair is unsettled, else 1 if i beats j, 0 if not (same test as _reward)."""
+def _settled(Wl, delta, i, j, anytime):
+    """-1 while the pair is unsettled, else 1 if i beats j, 0 if not (same test as _reward).
+
+    ``anytime``: radius sqrt(log(4 K² n² / δ)/(2n)), valid simultaneously for every n (a
+    sequential test); else the fixed-n radius sqrt(log(K²/δ)/(2n)) (duelpy's, ablation)."""
     K = Wl.shape[0]
     n = Wl[i, j] + Wl[j, i]
     if n == 0:
         return -1
     m = Wl[i, j] / n
-    rad = math.sqrt(math.log(4.0 * K * K * n * n / delta) / (2.0 * n))
+    level = 4.0 * K * K * n * n / delta if anytime else K * K / delta
+    rad = math.sqrt(max(math.log(level), 0.0) / (2.0 * n))
     if m - rad > 0.5:
         return 1
     if m + rad < 0.5:
@@ -65,12 +69,12 @@ def _settled(Wl, delta, i, j):
 
 
 @nb.njit(cache=True)
-def _all_settled(Wl, alive, delta):
+def _all_settled(Wl, alive, delta, anytime):
     K = Wl.shape[0]
     for i in range(K):
         if alive[i]:
             for j in range(K):
-                if j != i and _settled(Wl, delta, i, j) < 0:
+                if j != i and _settled(Wl, delta, i, j, anytime) < 0:
                     return False
     return True
 
@@ -86,7 +90,7 @@ def _settled_score(Wl, i):
 
 
 @nb.njit(cache=True)
-def _identify(env, rng, delta, stop_at):
+def _identify(env, rng, delta, stop_at, Wl, anytime):
     """[Z15] Alg. 2 with the KL arm elimination (our reconstruction of Alg. 4), ε = 0.
 
     Rounds over the surviving candidates: one reward(i) each; KL bounds
@@ -99,7 +103,6 @@ def _identify(env, rng, delta, stop_at):
     Returns the surviving candidate with the largest mean reward (lowest index on ties).
     """
     K = env.mu.shape[0]
-    Wl = np.zeros((K, K), np.int64)
     alive = np.ones(K, np.bool_)
     n = np.zeros(K)
     s = np.zeros(K)
@@ -109,7 +112,7 @@ def _identify(env, rng, delta, stop_at):
         for i in range(K):
             if not alive[i]:
                 continue
-            rwd = _reward(env, rng, Wl, delta, i, stop_at)
+            rwd = _reward(env, rng, Wl, delta, i, stop_at, anytime)
             if rwd < 0:
                 break
             n[i] += 1
@@ -131,7 +134,7 @@ def _identify(env, rng, delta, stop_at):
             left += alive[i]
         if left == 1 or env.clock[0] >= stop_at or finished(env):
             break
-        if _all_settled(Wl, alive, delta):
+        if _all_settled(Wl, alive, delta, anytime):
             # Every reward of a candidate is now a free, known function of the settled
             # pairs: the means are exact (Cpld(i)/(K−1)); stop on the exact values.
             for i in range(K):
@@ -162,15 +165,29 @@ def run_scb(env, rng):
     kept for the whole Alg. 2 call; each round restarts Alg. 2
     from scratch (the squaring trick); T_r is capped at 2^62.
     """
+    run_scb_core(env, rng, True, False)
+
+
+@nb.njit(cache=True, nogil=True)
+def run_scb_core(env, rng, anytime, persist):
+    """:func:`run_scb` with two readings made switchable (unregistered ablation, the
+    registered ``scb`` is ``anytime=True, persist=False``): ``anytime=False`` uses the
+    fixed-n Hoeffding radius sqrt(log(K²/δ)/(2n)) in reward(i), ``persist=True`` keeps the
+    pair statistics of reward(i) across the rounds of Alg. 3 instead of restarting
+    Alg. 2 from scratch (both are duelpy's choices; docs/simulator.md, "Readings")."""
+    K = env.mu.shape[0]
+    Wl = np.zeros((K, K), np.int64)
     r = 0
     while not finished(env):
         r += 1
         Tr = 2.0 ** min(2.0 ** r, 62.0)
         delta = min(math.log(Tr) / Tr, 0.5)
         stop_at = env.clock[0] + np.int64(Tr)
-        arm = _identify(env, rng, delta, stop_at)
+        if not persist:
+            Wl[:, :] = 0
+        arm = _identify(env, rng, delta, stop_at, Wl, anytime)
         while env.clock[0] < stop_at and not finished(env):
             duel(env, rng, arm, arm)
 
 
-SPEC = AlgorithmSpec("scb", run_scb, {}, "[Z15] Alg. 3 (Alg. 2, reconstructed Alg. 4)")
+ALGORITHM = AlgorithmSpec("scb", run_scb, {}, "[Z15] Alg. 3 (Alg. 2, reconstructed Alg. 4)")

@@ -25,4 +25,5 @@ def run_uniform(env, rng):
         duel(env, rng, i, j)
 
 
-SPEC = AlgorithmSpec("uniform", run_uniform, {}, "uniform random pairs (baseline)", copeland=False)
+ALGORITHM = AlgorithmSpec("uniform", run_uniform, {}, "uniform random pairs (baseline)",
+                          copeland=False)

@@ -1,19 +1,26 @@
-"""Executable claims of the theory (SPEC §4), checked with hypothesis.
+"""Executable claims of the theory (docs/math.md §8), checked with hypothesis.
 
 Every claim is one :class:`Claim` record in :data:`CLAIMS`: a source (paper and
-theorem/equation), a statement, a relation (``<=``, ``>=``, ``==``) and a
-function ``sides(M) -> Sides`` that computes both sides of the relation on a
-preference matrix.  :func:`check_claims` searches generated matrices for a
-violation with :func:`hypothesis.find` (derandomised from ``seed``, no example
-database) and returns, per claim, the number of matrices tried and either
-"holds" or the *shrunk* smallest counterexample with both sides.
+theorem/equation), a statement, a relation (``<=``, ``>=``, ``==``), a function
+``sides(M) -> Sides`` that computes both sides in floating point, and a function
+``certified(M) -> CertifiedSides`` that encloses both sides in rational intervals
+(exact rational arithmetic, the exact LP certificate of
+:mod:`duelbound.solvers.certificate`, and ball arithmetic for logarithms).
+
+:func:`check_claims` searches generated matrices with :func:`hypothesis.find`
+(derandomised from ``seed``, no example database).  A matrix counts as a violation
+only when the *certified* intervals are strictly on the wrong side of each other; the
+smallest such matrix is then re-evaluated outside the search, and only if that
+re-evaluation again strictly violates the claim is the claim reported "fails".  A
+solver failure on one matrix is counted as an error and the search goes on; it is
+never a violation.
 
 Examples
 --------
 >>> from duelbound.checks.claims import check_claims
 >>> report = check_claims(n=20, seed=0, claims=["z15-lemma7"])
->>> report.results[0].status
-'holds'
+>>> report.results[0].status, report.exit_code()
+('holds', 0)
 
 Notes
 -----
@@ -28,13 +35,16 @@ the measured regret/log T next to C* instead, as a WARN when it sits below.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from itertools import combinations
 from random import Random
 from typing import Any
 
+import flint
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
@@ -48,11 +58,18 @@ from duelbound.theory.regret import regret_matrix
 
 from .strategies import InvalidStrategyArgument, preference_matrices
 
-__all__ = ["Sides", "Claim", "ClaimResult", "ClaimsReport", "CLAIMS", "claim_names",
-           "get_claim", "evaluate", "check_claims"]
+__all__ = ["Sides", "Interval", "CertifiedSides", "Claim", "ClaimResult", "ClaimsReport",
+           "CLAIMS", "claim_names", "get_claim", "evaluate", "certify", "check_claims",
+           "EXIT_HOLDS", "EXIT_FAILS", "EXIT_ERROR"]
 
-#: Relative tolerance of every comparison (floating LP values are compared, see docs).
+#: Relative tolerance of the floating-point screen (LP optima are floating HiGHS values).
 REL_TOL = 1e-7
+#: Bits of precision of the ball arithmetic enclosing logarithms.
+ARB_PREC = 200
+#: Attempts of the certified re-evaluation of a counterexample (the LP may fail transiently).
+RECHECK_ATTEMPTS = 3
+#: Exit codes of ``duelbound check-claims`` (see :meth:`ClaimsReport.exit_code`).
+EXIT_HOLDS, EXIT_FAILS, EXIT_ERROR = 0, 1, 2
 
 
 @dataclass
@@ -65,8 +82,64 @@ class Sides:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """A closed rational interval [lo, hi] known to contain a real number."""
+
+    lo: Fraction
+    hi: Fraction
+
+    @classmethod
+    def point(cls, v: Fraction | int) -> Interval:
+        return cls(Fraction(v), Fraction(v))
+
+    def __add__(self, other: Interval) -> Interval:
+        return Interval(self.lo + other.lo, self.hi + other.hi)
+
+    def scale(self, k: Fraction | int) -> Interval:
+        """k·[lo, hi] for k ≥ 0."""
+        return Interval(self.lo * k, self.hi * k)
+
+    def over(self, den: Interval) -> Interval:
+        """[lo, hi] / den for lo ≥ 0 and den > 0."""
+        return Interval(self.lo / den.hi, self.hi / den.lo)
+
+    def mid(self) -> float:
+        return float((self.lo + self.hi) / 2)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lo": float(self.lo), "hi": float(self.hi),
+                "exact": str(self.lo) if self.lo == self.hi and _short(self.lo) else None}
+
+
+def _short(v: Fraction) -> bool:
+    return v.numerator.bit_length() + v.denominator.bit_length() <= 400
+
+
+@dataclass
+class CertifiedSides:
+    """Both sides of a claim enclosed in rational intervals (what a refutation rests on)."""
+
+    lhs: Interval
+    rhs: Interval
+    detail: str = ""
+
+    def violates(self, relation: str) -> bool:
+        """The relation is false for *every* pair of values in the two intervals."""
+        if relation == "<=":
+            return self.lhs.lo > self.rhs.hi
+        if relation == ">=":
+            return self.lhs.hi < self.rhs.lo
+        return self.lhs.lo > self.rhs.hi or self.lhs.hi < self.rhs.lo
+
+    def margin(self, relation: str) -> Fraction:
+        """How far the intervals are on the wrong side (> 0 iff :meth:`violates`)."""
+        below, above = self.rhs.lo - self.lhs.hi, self.lhs.lo - self.rhs.hi
+        return {"<=": above, ">=": below}.get(relation, max(above, below))
+
+
+@dataclass(frozen=True)
 class Claim:
-    """One executable claim of SPEC §4.
+    """One executable claim of docs/math.md §8.
 
     Attributes
     ----------
@@ -74,7 +147,10 @@ class Claim:
     source : paper and theorem/equation.
     statement : the inequality in words/symbols.
     relation : ``"<="``, ``">="`` or ``"=="`` between ``lhs`` and ``rhs``.
-    sides : ``M -> Sides``, or None for claims that are no finite predicate.
+    sides : ``M -> Sides`` (floating point, the fast screen), or None for claims
+        that are no finite predicate.
+    certified : ``M -> CertifiedSides`` (rational enclosures); a claim without one
+        can never be reported "fails".
     max_K : largest K drawn for this claim (LP-based claims are kept small).
     strategy : extra keyword arguments of :func:`preference_matrices`, or a
         callable ``(min_K, max_K) -> SearchStrategy``.
@@ -87,6 +163,7 @@ class Claim:
     statement: str
     relation: str
     sides: Callable[[PreferenceMatrix], Sides] | None
+    certified: Callable[[PreferenceMatrix], CertifiedSides] | None = None
     max_K: int = 8
     strategy: Any = None
     expected: str = "holds"
@@ -114,7 +191,7 @@ def _lemma7(M: PreferenceMatrix) -> Sides:
 
 
 def _lemma8(M: PreferenceMatrix) -> Sides:
-    """[Z15] Lemma 8, explicit form implied by Lemma 7 (SPEC §4)."""
+    """[Z15] Lemma 8, explicit form implied by Lemma 7 (docs/math.md §8)."""
     K = M.K
     L = stc.losses(M)
     lhs = sum((K - 1) / li for li in L if li >= 1)
@@ -273,6 +350,311 @@ def _eq11_le_eq12(M: PreferenceMatrix) -> Sides:
     return Sides(vals[i1], _rhs12(M), f"i1 = {i1}, L1 = {int(L.min())}, L = {L.tolist()}")
 
 
+# --------------------------------------------------------------------------------------
+# Certified sides.  Inputs are the stored floats read as exact rationals; KL values
+# d(p, 1/2) are enclosed by python-flint's ball arithmetic; everything else is exact
+# rational arithmetic.  Optima that only an LP gives are enclosed by the exact
+# certificate of duelbound.solvers.certificate (primal and dual bounds).
+# --------------------------------------------------------------------------------------
+
+def _arb_interval(a: Any) -> Interval:
+    """The rational interval [mid − rad, mid + rad] of a flint ``arb`` ball."""
+    def exact(x: Any) -> Fraction:
+        if x == 0:
+            return Fraction(0)
+        m, e = x.man_exp()
+        return Fraction(int(m)) * Fraction(2) ** int(e)
+
+    mid, rad = exact(a.mid()), exact(a.rad())
+    return Interval(mid - rad, mid + rad)
+
+
+def _kl_half_interval(p: Fraction) -> Interval:
+    """Enclosure of d(p, 1/2) = p log 2p + (1−p) log 2(1−p), 0 log 0 = 0 (docs/math.md §3)."""
+    old = flint.ctx.prec
+    flint.ctx.prec = ARB_PREC
+    try:
+        pa = flint.arb(flint.fmpq(p.numerator, p.denominator))
+        qa = 1 - pa
+        val = flint.arb(0)
+        if p > 0:
+            val += pa * (2 * pa).log()
+        if p < 1:
+            val += qa * (2 * qa).log()
+        out = _arb_interval(val)
+    finally:
+        flint.ctx.prec = old
+    return Interval(max(out.lo, Fraction(0)), out.hi)
+
+
+@dataclass
+class _Exact:
+    """Exact data of one matrix: µ as rationals, L, komiyama r, d and c = r/d enclosures."""
+
+    M: PreferenceMatrix
+    mu: list[list[Fraction]]
+    L: list[int]
+    r: list[list[Fraction]]
+    d: dict[tuple[int, int], Interval]
+
+    @classmethod
+    def of(cls, M: PreferenceMatrix) -> _Exact:
+        K = M.K
+        mu = [[Fraction(float(v)) for v in row] for row in M.values]
+        L = [int(v) for v in stc.losses(M)]
+        l1, den = min(L), 2 * (K - 1)
+        r = [[Fraction(L[i] + L[j] - 2 * l1, den) for j in range(K)] for i in range(K)]
+        d = {}
+        for i, j in combinations(range(K), 2):
+            d[i, j] = d[j, i] = _kl_half_interval(mu[i][j])
+        return cls(M, mu, L, r, d)
+
+    def cost(self, i: int, j: int, end: str) -> Fraction:
+        """c_ij = r_ij / d_ij at the low (``"lo"``) or high (``"hi"``) end of d's enclosure."""
+        dd = self.d[i, j]
+        return self.r[i][j] / (dd.hi if end == "lo" else dd.lo)
+
+    def winners(self) -> list[int]:
+        l1 = min(self.L)
+        return [i for i, v in enumerate(self.L) if v == l1]
+
+    def superiors_of(self, i2: int, i1: int) -> list[int]:
+        """S_{i2} \\ {i1}: the arms other than i1 that beat i2."""
+        return [j for j in range(self.M.K) if j not in (i1, i2) and self.mu[i2][j] < Fraction(1, 2)]
+
+    def d_min(self) -> Interval:
+        """d(1/2 + Δ_min, 1/2) with Δ_min = min |µ_ij − 1/2| read exactly."""
+        half = Fraction(1, 2)
+        gap = min(abs(self.mu[i][j] - half) for i, j in combinations(range(self.M.K), 2))
+        return _kl_half_interval(half + gap)
+
+
+def _threshold_exact(c: list[Fraction], m: int) -> tuple[Fraction, list[int], Fraction]:
+    """[K16] Theorem 5 in exact arithmetic: (value, cheapest-h indices, weight 1/(h − k))."""
+    order = sorted(range(len(c)), key=lambda j: c[j])
+    k = len(c) - m
+    best, best_h, acc = None, 0, Fraction(0)
+    for h in range(1, len(c) + 1):
+        acc += c[order[h - 1]]
+        if h > k and (best is None or acc / (h - k) < best):
+            best, best_h = acc / (h - k), h
+    return best, order[:best_h], Fraction(1, best_h - k)
+
+
+def _ecw_exact(ex: _Exact, i1: int, end: str) -> tuple[Fraction, list[list[Fraction]]]:
+    """C^E*_{i1} ([K16] §4.2, Theorem 5) and its evidence x, exactly, at one end of c.
+
+    C^E* is a minimum of c·x over a set that does not depend on c, with x ≥ 0, so it
+    is nondecreasing in every c_ij: its values at the two ends enclose the true one.
+    """
+    K = ex.M.K
+    X = [[Fraction(0)] * K for _ in range(K)]
+    total = Fraction(0)
+    for j in range(K):  # (4): x_{i1 j} = 1 on the inferiors of i1
+        if j != i1 and ex.mu[i1][j] > Fraction(1, 2):
+            X[i1][j] = X[j][i1] = Fraction(1)
+            total += ex.cost(i1, j, end)
+    for i2 in range(K):  # (5): one threshold problem per i2
+        if i2 == i1:
+            continue
+        S = ex.superiors_of(i2, i1)
+        m = ex.L[i2] - ex.L[i1] + 1
+        if m < 1 or len(S) < m:
+            continue
+        val, chosen, e = _threshold_exact([ex.cost(j, i2, end) for j in S], m)
+        total += val
+        for t in chosen:
+            X[S[t]][i2] = X[i2][S[t]] = e
+    return total, X
+
+
+def _ecw_interval(ex: _Exact, i1: int) -> Interval:
+    return Interval(_ecw_exact(ex, i1, "lo")[0], _ecw_exact(ex, i1, "hi")[0])
+
+
+def _ecw_min_lhs_exact(ex: _Exact, i1: int, X: list[list[Fraction]]) -> Fraction | None:
+    """Smallest left side of (4)–(5) of R^E_{i1} at the exact evidence X (None: no row)."""
+    K = ex.M.K
+    vals = [X[i1][j] for j in range(K) if j != i1 and ex.mu[i1][j] > Fraction(1, 2)]
+    for i2 in range(K):
+        if i2 == i1:
+            continue
+        S = ex.superiors_of(i2, i1)
+        m = ex.L[i2] - ex.L[i1] + 1
+        if 1 <= m <= len(S):
+            vals.append(sum(sorted(X[j][i2] for j in S)[:m]))
+    return min(vals) if vals else None
+
+
+def _cstar_interval(ex: _Exact, i1: int) -> Interval:
+    """C*_{i1} ([K16] Theorem 2) enclosed by the exact LP certificate.
+
+    The certificate is exact for the costs c_p = r_p / d̂_p with d̂_p the float d(µ_p, ½)
+    the LP used; the true costs differ by at most δ_p = max |c_p − r_p/d_p| over the
+    enclosure of d_p, and since the evidence x lies in [0, 1], C*_{i1} moves by at most
+    Σ δ_p.  Raises SolverError when the LP fails or no certificate is found.
+    """
+    from duelbound.solvers.certificate import certify_winner
+    from duelbound.solvers.lower_bound import solve_winner
+    from duelbound.theory.errors import SolverError
+
+    ws = solve_winner(ex.M, i1)
+    res = certify_winner(ex.M, ws)
+    if res.get("status") not in ("exact", "interval") or "lower" not in res:
+        raise SolverError(f"no certificate for C*_{i1}: {res.get('status')}")
+    slack = Fraction(0)
+    for (a, b), dp in zip(ws.px.pairs.tolist(), ws.px.d.tolist()):
+        c_used = ex.r[a][b] / Fraction(float(dp))
+        slack += max(abs(c_used - ex.cost(a, b, "lo")), abs(c_used - ex.cost(a, b, "hi")))
+    return Interval(Fraction(res["lower"]) - slack, Fraction(res["upper"]) + slack)
+
+
+def _worst(cands: list[CertifiedSides], relation: str) -> CertifiedSides:
+    """The candidate furthest on the wrong side (the most violated, or the closest call)."""
+    return max(cands, key=lambda s: s.margin(relation))
+
+
+def _lemma7_cert(M: PreferenceMatrix) -> CertifiedSides:
+    L = [int(v) for v in stc.losses(M)]
+    return _worst([CertifiedSides(Interval.point(sum(v <= dd for v in L)),
+                                  Interval.point(2 * dd + 1), f"d = {dd}")
+                   for dd in range(M.K)], "<=")
+
+
+def _lemma8_cert(M: PreferenceMatrix) -> CertifiedSides:
+    K = M.K
+    lhs = sum((Fraction(K - 1, int(v)) for v in stc.losses(M) if v >= 1), Fraction(0))
+    rhs = (K - 1) * sum(Fraction(1, max(1, -(-(m - 1) // 2))) for m in range(1, K + 1))
+    return CertifiedSides(Interval.point(lhs), Interval.point(rhs))
+
+
+def _lp6_interval(c: list[Fraction], m: int) -> Interval:
+    """Optimum of LP (6) enclosed by an exactly feasible primal and dual (small n only).
+
+    Primal: the floating solution, checked exactly (its m smallest entries sum to
+    s > 0) and scaled by 1/s.  Dual: the floating multipliers y ≥ 0 of the m-subset
+    rows, scaled down until Σ_{S∋j} y_S ≤ c_j for every j; weak duality gives Σ y ≤ LP.
+    """
+    from scipy.optimize import linprog
+
+    n = len(c)
+    subsets = list(combinations(range(n), m))
+    A = np.zeros((len(subsets), n))
+    for r, S in enumerate(subsets):
+        A[r, list(S)] = -1.0
+    res = linprog(np.array([float(v) for v in c]), A_ub=A, b_ub=-np.ones(len(subsets)),
+                  bounds=[(0, None)] * n, method="highs")
+    if res.status != 0:  # pragma: no cover - (6) is always feasible and bounded
+        raise RuntimeError(f"linprog: {res.message}")
+    x = [max(Fraction(0), Fraction(float(v)).limit_denominator(10**6)) for v in res.x]
+    s = sum(sorted(x)[:m])
+    if s <= 0:
+        x, s = [Fraction(1)] * n, Fraction(m)
+    upper = sum(ci * xi for ci, xi in zip(c, x)) / min(s, Fraction(1))  # x/s if s < 1
+    y = [max(Fraction(0), Fraction(float(-v))) for v in res.ineqlin.marginals]
+    col = [sum((y[r] for r, S in enumerate(subsets) if j in S), Fraction(0)) for j in range(n)]
+    scale = min([Fraction(1)] + [c[j] / col[j] for j in range(n) if col[j] > c[j]])
+    return Interval(scale * sum(y), upper)
+
+
+def _theorem5_cert(M: PreferenceMatrix) -> CertifiedSides:
+    """Theorem 5 holds for any costs: checked on the exact rationals of the float costs."""
+    ex = _Exact.of(M)
+    cands = []
+    for i1 in ex.winners():
+        lhs, rhs, count = Interval.point(0), Interval.point(0), 0
+        for i2 in range(M.K):
+            S = ex.superiors_of(i2, i1)
+            m = ex.L[i2] - ex.L[i1] + 1
+            if i2 == i1 or m < 1 or len(S) < m:
+                continue
+            c = [ex.r[j][i2] / Fraction(float(kl_half(float(ex.mu[j][i2])))) for j in S]
+            lhs = lhs + Interval.point(_threshold_exact(c, m)[0])
+            rhs = rhs + _lp6_interval(c, m)
+            count += 1
+        cands.append(CertifiedSides(lhs, rhs, f"i1 = {i1}, {count} problems (6)"))
+    return _worst(cands, "==")
+
+
+def _theorem6_cert(relation: str) -> Callable[[PreferenceMatrix], CertifiedSides]:
+    def cert(M: PreferenceMatrix) -> CertifiedSides:
+        ex = _Exact.of(M)
+        return _worst([CertifiedSides(_ecw_interval(ex, i1), _cstar_interval(ex, i1),
+                                      f"i1 = {i1}") for i1 in ex.winners()], relation)
+    return cert
+
+
+def _allocation_44_cert(M: PreferenceMatrix) -> CertifiedSides:
+    ex = _Exact.of(M)
+    K, l1 = M.K, min(ex.L)
+    cands = []
+    for i1 in ex.winners():
+        X = [[Fraction(0)] * K for _ in range(K)]
+        for j in range(K):
+            if j != i1 and ex.mu[i1][j] > Fraction(1, 2):
+                X[i1][j] = X[j][i1] = Fraction(1)
+        for i2 in range(K):
+            if i2 != i1:
+                for j in ex.superiors_of(i2, i1):
+                    X[j][i2] = X[i2][j] = Fraction(1, ex.L[i2] - l1 + 1)
+        v = _ecw_min_lhs_exact(ex, i1, X)
+        if v is not None:
+            cands.append(CertifiedSides(Interval.point(v), Interval.point(1), f"i1 = {i1}"))
+    return _worst(cands, ">=") if cands else CertifiedSides(Interval.point(1), Interval.point(1))
+
+
+def _ecw_in_cw_cert(M: PreferenceMatrix) -> CertifiedSides:
+    """An exact point of R^E_{i1} (the threshold allocation) tested against all of R_{i1}."""
+    from duelbound.solvers.certificate import exact_min_lhs
+
+    ex = _Exact.of(M)
+    mu = np.ascontiguousarray(M.values, dtype=np.float64)
+    cands = []
+    for i1 in ex.winners():
+        _, X = _ecw_exact(ex, i1, "lo")
+        v, _ = exact_min_lhs(mu, i1, X)
+        if v != float("inf"):
+            cands.append(CertifiedSides(Interval.point(v), Interval.point(1), f"i1 = {i1}"))
+    return _worst(cands, ">=") if cands else CertifiedSides(Interval.point(1), Interval.point(1))
+
+
+def _sum11(ex: _Exact, i1: int) -> Fraction:
+    """d_min × right side of (11): Σ_{i2≠i1} (1 + L_{i2}/(L_{i2} − L1 + 1))."""
+    l1 = min(ex.L)
+    return sum((1 + Fraction(ex.L[i2], ex.L[i2] - l1 + 1) for i2 in range(ex.M.K) if i2 != i1),
+               Fraction(0))
+
+
+def _sum12(ex: _Exact) -> Fraction:
+    """d_min × right side of (12): K (L1 + 3/2 + L1²/K)."""
+    K, l1 = ex.M.K, min(ex.L)
+    return K * (l1 + Fraction(3, 2) + Fraction(l1 * l1, K))
+
+
+def _eq11_cert(M: PreferenceMatrix) -> CertifiedSides:
+    ex = _Exact.of(M)
+    dmin = ex.d_min()
+    return _worst([CertifiedSides(_ecw_interval(ex, i1),
+                                  Interval.point(_sum11(ex, i1)).over(dmin), f"i1 = {i1}")
+                   for i1 in ex.winners()], "<=")
+
+
+def _eq12_cert(M: PreferenceMatrix) -> CertifiedSides:
+    ex = _Exact.of(M)
+    ce = [_ecw_interval(ex, i1) for i1 in ex.winners()]
+    lhs = Interval(min(v.lo for v in ce), min(v.hi for v in ce))
+    return CertifiedSides(lhs, Interval.point(_sum12(ex)).over(ex.d_min()))
+
+
+def _eq11_le_eq12_cert(M: PreferenceMatrix) -> CertifiedSides:
+    ex = _Exact.of(M)
+    dmin = ex.d_min()
+    i1 = min(ex.winners(), key=lambda i: _sum11(ex, i))
+    return CertifiedSides(Interval.point(_sum11(ex, i1)).over(dmin),
+                          Interval.point(_sum12(ex)).over(dmin),
+                          f"i1 = {i1}, L1 = {min(ex.L)}, L = {ex.L}")
+
+
 def _several_winners(min_K: int, max_K: int) -> st.SearchStrategy:
     """Matrices with C ≥ 2 Copeland winners (the hypothesis of [K16] (9))."""
     options = []
@@ -293,32 +675,32 @@ def _condorcet_half(min_K: int, max_K: int) -> st.SearchStrategy:
 CLAIMS: tuple[Claim, ...] = (
     Claim("k16-th5", "[K16] Theorem 5, LP (6)",
           "sorted-threshold optimum = LP optimum of (6), summed over i2", "==", _theorem5,
-          max_K=7),
+          _theorem5_cert, max_K=7),
     Claim("k16-th6-ineq", "[K16] Theorem 6, (8)", "C^E*_{i1} >= C*_{i1} for every winner i1",
-          ">=", _theorem6_ineq, max_K=6),
+          ">=", _theorem6_ineq, _theorem6_cert(">="), max_K=6),
     Claim("k16-th6-eq", "[K16] Theorem 6, (9)", "C^E*_{i1} = C*_{i1} for every winner if C >= 2",
-          "==", _theorem6_eq, max_K=6, strategy=_several_winners),
+          "==", _theorem6_eq, _theorem6_cert("=="), max_K=6, strategy=_several_winners),
     Claim("k16-4.4-alloc", "[K16] §4.4 (before (11))",
           "x_{i1 j} = 1 (j in I_i1), x_{j i2} = 1/(L_i2 - L1 + 1) lies in R^E_{i1}: "
-          "min LHS of (4)-(5) >= 1", ">=", _allocation_44),
+          "min LHS of (4)-(5) >= 1", ">=", _allocation_44, _allocation_44_cert),
     Claim("k16-ecw-in-cw", "[K16] Theorem 6 (proof: R^E_{i1} within R_{i1})",
           "the optimal C^E* allocation satisfies every constraint of R_{i1}: min LHS >= 1",
-          ">=", _ecw_in_cw_region),
+          ">=", _ecw_in_cw_region, _ecw_in_cw_cert),
     Claim("k16-eq11", "[K16] (11)",
           "C^E*_{i1} <= (1/d(1/2+Dmin,1/2)) sum_{i2!=i1} (1 + L_i2/(L_i2 - L1 + 1)), "
-          "per winner", "<=", _eq11),
+          "per winner", "<=", _eq11, _eq11_cert),
     Claim("k16-eq12", "[K16] (12)",
-          "min C^E* <= (K/d(1/2+Dmin,1/2)) (L1 + 3/2 + L1^2/K)", "<=", _eq12),
+          "min C^E* <= (K/d(1/2+Dmin,1/2)) (L1 + 3/2 + L1^2/K)", "<=", _eq12, _eq12_cert),
     Claim("k16-eq11-le-eq12", "[K16] derivation of (12) from (11)",
-          "right side of (11) <= right side of (12)", "<=", _eq11_le_eq12,
+          "right side of (11) <= right side of (12)", "<=", _eq11_le_eq12, _eq11_le_eq12_cert,
           expected="fails", strategy=_condorcet_half,
           note="fails when L1 = 0: L/(L+1) terms add up to ~K, so (11) ~ 2K/d while (12) "
                "= 1.5K/d (smallest: K = 7); (12) itself is not refuted"),
     Claim("z15-lemma7", "[Z15] Lemma 7", "|{i : L_i <= d}| <= 2d + 1 for every d >= 0 "
-          "(worst d)", "<=", _lemma7, max_K=10),
-    Claim("z15-lemma8", "[Z15] Lemma 8 (explicit form, SPEC §4)",
+          "(worst d)", "<=", _lemma7, _lemma7_cert, max_K=10),
+    Claim("z15-lemma8", "[Z15] Lemma 8 (explicit form, docs/math.md §8)",
           "sum_{L_i>=1} (K-1)/L_i <= (K-1) sum_{m=1..K} 1/max(1, ceil((m-1)/2))", "<=",
-          _lemma8, max_K=10),
+          _lemma8, _lemma8_cert, max_K=10),
     Claim("k16-th2-algorithms", "[K16] Theorem 2 vs algorithms",
           "no strongly consistent algorithm's regret/log T settles below C*", ">=", None,
           expected="deferred",
@@ -343,22 +725,47 @@ def get_claim(name: str) -> Claim:
                                f"{', '.join(claim_names())}") from None
 
 
-def evaluate(claim: str | Claim, M: PreferenceMatrix) -> tuple[bool, Sides]:
-    """Both sides of ``claim`` on ``M`` and whether the relation holds."""
+def _claim(claim: str | Claim) -> Claim:
     c = get_claim(claim) if isinstance(claim, str) else claim
     if c.sides is None:
         raise UnknownNameError(f"claim {c.name!r} is not a predicate on a matrix ({c.note})")
+    return c
+
+
+def evaluate(claim: str | Claim, M: PreferenceMatrix) -> tuple[bool, Sides]:
+    """Both sides of ``claim`` on ``M`` in floating point, and whether the relation holds."""
+    c = _claim(claim)
     s = c.sides(M)
     return c.holds(s), s
+
+
+def certify(claim: str | Claim, M: PreferenceMatrix) -> tuple[bool, CertifiedSides]:
+    """Both sides of ``claim`` on ``M`` in rational intervals, and whether they refute it.
+
+    Returns ``(refuted, sides)``: ``refuted`` is True only when the intervals are
+    strictly on the wrong side of each other, i.e. the claim is false on ``M`` (the
+    floats of ``M`` read as exact rationals) whatever the exact values inside them.
+    Raises whatever the computation raises (e.g. SolverError when the LP fails).
+    """
+    c = _claim(claim)
+    if c.certified is None:
+        raise UnknownNameError(f"claim {c.name!r} has no certified evaluation")
+    s = c.certified(M)
+    return s.violates(c.relation), s
 
 
 @dataclass
 class ClaimResult:
     """Verdict of one claim.
 
-    ``status`` is "holds" (no violation among ``tried`` matrices), "fails" (a
-    counterexample, shrunk), "error" (the computation raised; the shrunk matrix
-    and the message are kept) or "deferred" (no finite predicate, see ``note``).
+    ``status`` is "holds" (no certified violation among the matrices checked),
+    "fails" (a counterexample whose certified sides strictly violate the claim, shrunk
+    and re-checked outside the search), "error" (no matrix could be evaluated, or a
+    violation found in the search could not be re-certified; ``error`` says why) or
+    "deferred" (no finite predicate, see ``note``).  ``tried`` counts generated
+    matrices, ``errors`` those whose evaluation raised (a solver failure is never a
+    violation), ``unconfirmed`` float violations that the certified evaluation did not
+    confirm (rounding near equality).
     """
 
     name: str
@@ -372,9 +779,17 @@ class ClaimResult:
     counterexample: dict[str, Any] | None = None
     note: str = ""
     partial: bool = False
+    errors: int = 0
+    unconfirmed: int = 0
+    error: str = ""
+
+    @property
+    def checked(self) -> int:
+        """Matrices on which the claim was actually evaluated."""
+        return self.tried - self.errors
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "checked": self.checked}
 
 
 @dataclass
@@ -387,34 +802,88 @@ class ClaimsReport:
     max_K: int
     results: list[ClaimResult] = field(default_factory=list)
 
+    def exit_code(self) -> int:
+        """2 if a claim is "error", else 1 if a claim fails (certified counterexample), else 0.
+
+        An error wins: a run in which some claim could not be checked (no solver, the
+        solver failing) is incomplete whatever else it found.  The known finding
+        k16-eq11-le-eq12 makes a complete run of every claim exit 1.
+        """
+        statuses = {r.status for r in self.results}
+        if "error" in statuses:
+            return EXIT_ERROR
+        return EXIT_FAILS if "fails" in statuses else EXIT_HOLDS
+
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "seed": self.seed, "min_K": self.min_K, "max_K": self.max_K,
-                "results": [r.to_dict() for r in self.results]}
+                "exit_code": self.exit_code(), "results": [r.to_dict() for r in self.results]}
 
     def table(self) -> str:
         """Plain-text verdict table, then every counterexample as a matrix."""
-        head = f"{'claim':<20} {'source':<42} {'tried':>6} {'verdict':<9} expected"
+        head = (f"{'claim':<20} {'source':<42} {'tried':>6} {'errors':>6} {'verdict':<9} "
+                "expected")
         lines = [head, "-" * len(head)]
         for r in self.results:
             verdict = r.status + ("*" if r.partial else "")
-            lines.append(f"{r.name:<20} {r.source[:42]:<42} {r.tried:>6} {verdict:<9} "
-                         f"{r.expected}")
+            lines.append(f"{r.name:<20} {r.source[:42]:<42} {r.tried:>6} {r.errors:>6} "
+                         f"{verdict:<9} {r.expected}")
         for r in self.results:
             if r.counterexample:
                 ce = r.counterexample
                 lines += ["", f"{r.name}: {r.statement}",
-                          f"  counterexample (K = {len(ce['matrix'])}, shrunk):"]
+                          f"  counterexample (K = {len(ce['matrix'])}, shrunk, certified):"]
                 lines += ["    " + " ".join(f"{v:.6g}" for v in row) for row in ce["matrix"]]
-                if "error" in ce:
-                    lines.append(f"  error: {ce['error']}")
-                else:
-                    lines.append(f"  lhs = {ce['lhs']:.10g}  {r.relation}  rhs = {ce['rhs']:.10g}"
-                                 f"  is false ({ce['detail']})")
+                lo, hi = ce["lhs_interval"], ce["rhs_interval"]
+                lines.append(f"  lhs in [{lo['lo']:.12g}, {lo['hi']:.12g}]  {r.relation}  "
+                             f"rhs in [{hi['lo']:.12g}, {hi['hi']:.12g}]  is false "
+                             f"({ce['detail']})")
+            if r.status == "error" or r.errors:
+                lines.append(f"  {r.name}: {r.errors} of {r.tried} matrices errored"
+                             + (f"; {r.error}" if r.error else ""))
             if r.note and r.status != "holds":
                 lines.append(f"  note ({r.name}): {r.note}")
         if any(r.partial for r in self.results):
             lines.append("* time limit reached before n matrices")
+        lines.append(f"exit code {self.exit_code()} (0 all hold, 1 a claim fails, "
+                     "2 a claim could not be checked)")
         return "\n".join(lines)
+
+    # -- notebooks and pandas (helpers shared with the other result objects) -----------------
+    _COLUMNS = ("name", "source", "status", "expected", "tried", "checked", "errors",
+                "unconfirmed", "partial", "seconds", "counterexample")
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return [{**{k: getattr(r, k) for k in self._COLUMNS if k != "counterexample"},
+                 "counterexample": r.counterexample is not None} for r in self.results]
+
+    def to_pandas(self) -> Any:
+        """One row per claim (its verdict and counts) as a :class:`pandas.DataFrame`; needs
+        the ``duelbound[pandas]`` extra (the error says so)."""
+        from duelbound.frames import records_to_frame
+
+        return records_to_frame(self._rows(), self._COLUMNS)
+
+    def __repr__(self) -> str:
+        from duelbound.frames import short_repr
+
+        counts = {s: sum(r.status == s for r in self.results)
+                  for s in ("holds", "fails", "error", "deferred")}
+        return short_repr("ClaimsReport", n=self.n, seed=self.seed, claims=len(self.results),
+                          **counts, exit_code=self.exit_code())
+
+    def _repr_html_(self) -> str:
+        from duelbound.frames import html_table
+
+        return html_table(self._rows(), self._COLUMNS[:-2], max_rows=30,
+                          caption=f"claims on {self.n} matrices (K {self.min_K}–{self.max_K}, "
+                                  f"seed {self.seed}): exit code {self.exit_code()}")
+
+    def _repr_markdown_(self) -> str:
+        from duelbound.frames import markdown_table
+
+        return markdown_table(self._rows(), self._COLUMNS[:-2], max_rows=30,
+                              caption=f"claims on {self.n} matrices, exit code "
+                                      f"{self.exit_code()}")
 
 
 class _OutOfTime(BaseException):
@@ -437,78 +906,136 @@ def _strategy(c: Claim, min_K: int, max_K: int) -> st.SearchStrategy:
     return preference_matrices(min_K=lo, max_K=hi, **(c.strategy or {}))
 
 
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+
+
+def _recheck(c: Claim, M: PreferenceMatrix) -> tuple[CertifiedSides | None, str]:
+    """Certified re-evaluation outside the search, retrying transient solver failures."""
+    last = ""
+    for _ in range(RECHECK_ATTEMPTS):
+        try:
+            refuted, s = certify(c, M)
+        except Exception as exc:  # a solver failure: try again, never a verdict
+            last = _describe(exc)
+            continue
+        return (s if refuted else None), ("" if refuted else "re-check does not refute")
+    return None, f"re-check failed {RECHECK_ATTEMPTS} times ({last})"
+
+
+class _Search:
+    """State of one claim's search: counters, the smallest violation, the shrink budget."""
+
+    def __init__(self, c: Claim, time_limit: float | None, max_shrinks: int,
+                 shrink_time: float, bar: Any) -> None:
+        self.c, self.time_limit, self.bar = c, time_limit, bar
+        self.max_shrinks, self.shrink_time = max_shrinks, shrink_time
+        self.start = time.perf_counter()
+        self.tried = self.errors = self.unconfirmed = self.shrinks = 0
+        self.failing, self.fail_start = False, 0.0
+        self.best: PreferenceMatrix | None = None
+        self.first_error = ""
+
+    def tick(self, M: PreferenceMatrix) -> PreferenceMatrix:
+        # most of the shrinker's calls end inside the draw: check its clock here too
+        if self.failing and time.perf_counter() - self.fail_start > self.shrink_time:
+            raise _ShrinkBudget
+        return M
+
+    def _error(self, exc: Exception) -> bool:
+        if not self.failing:
+            self.errors += 1
+            self.first_error = self.first_error or _describe(exc)
+        return False  # a failed evaluation is no violation: the search goes on
+
+    def violated(self, M: PreferenceMatrix) -> bool:
+        if not self.failing:
+            if self.time_limit is not None and time.perf_counter() - self.start > self.time_limit:
+                raise _OutOfTime
+            self.tried += 1
+            self.bar.update(1)
+        else:
+            self.shrinks += 1
+            if self.shrinks > self.max_shrinks:
+                raise _ShrinkBudget  # leaves hypothesis' engine; self.best is reported
+        try:
+            ok, _ = evaluate(self.c, M)  # the fast floating screen
+        except Exception as exc:
+            return self._error(exc)
+        if ok:
+            return False
+        try:  # only a certified violation counts
+            refuted, _ = certify(self.c, M)
+        except Exception as exc:
+            return self._error(exc)
+        if not refuted:
+            self.unconfirmed += not self.failing
+            return False
+        # the shrinker only tries candidates smaller than its current example and
+        # adopts every failing one, so the latest failure is the smallest so far
+        if not self.failing:
+            self.failing, self.fail_start = True, time.perf_counter()
+        self.best = M
+        return True
+
+
 def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
-               time_limit: float | None, max_shrinks: int, shrink_time: float) -> ClaimResult:
+               time_limit: float | None, max_shrinks: int, shrink_time: float,
+               progress: bool) -> ClaimResult:
+    from tqdm import tqdm
+
     base = dict(name=c.name, source=c.source, statement=c.statement, relation=c.relation,
                 expected=c.expected, note=c.note)
     if c.sides is None:
         return ClaimResult(status="deferred", tried=0, seconds=0.0, **base)
-    start = time.perf_counter()
-    tried = [0]
-    failing = [False]
-
-    shrinks = [0]
-    best: list[PreferenceMatrix | None] = [None]
-    fail_start = [0.0]
-
-    def tick(M: PreferenceMatrix) -> PreferenceMatrix:
-        # most of the shrinker's calls end inside the draw: check its clock here too
-        if failing[0] and time.perf_counter() - fail_start[0] > shrink_time:
-            raise _ShrinkBudget
-        return M
-
-    def violated(M: PreferenceMatrix) -> bool:
-        if not failing[0]:
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                raise _OutOfTime
-            tried[0] += 1
-        else:
-            shrinks[0] += 1
-            if shrinks[0] > max_shrinks:
-                raise _ShrinkBudget  # leaves hypothesis' engine; best[0] is reported
-        try:
-            ok, s = evaluate(c, M)
-        except Exception:  # an exception is a finding too: shrink it, report it below
-            ok = False
-        if not ok:
-            # the shrinker only tries candidates smaller than its current example and
-            # adopts every failing one, so the latest failure is the smallest so far
-            if not failing[0]:
-                failing[0], fail_start[0] = True, time.perf_counter()
-            best[0] = M
-        return not ok
-
+    bar = tqdm(total=n, desc=c.name, unit="matrix", file=sys.stderr, disable=not progress,
+               leave=False)
+    s = _Search(c, time_limit, max_shrinks, shrink_time, bar)
     cfg = settings(max_examples=n, database=None, deadline=None, derandomize=False,
                    phases=[Phase.generate, Phase.shrink],
                    suppress_health_check=list(HealthCheck))
-    partial = False
-    M = None
+    partial, note = False, ""
     try:
-        M = find(_strategy(c, min_K, max_K).map(tick), violated, settings=cfg, random=Random(seed))
+        find(_strategy(c, min_K, max_K).map(s.tick), s.violated, settings=cfg,
+             random=Random(seed))
     except NoSuchExample:
-        status, ce = "holds", None
+        pass
     except _OutOfTime:
-        status, ce, partial = "holds", None, True
+        partial = True
     except _ShrinkBudget:
-        M = best[0]
-    if M is not None:
-        # find() returns the shrunk example: recompute its sides for the report
-        try:
-            _, s = evaluate(c, M)
-            ce = dict(matrix=M.values.tolist(), lhs=s.lhs, rhs=s.rhs, detail=s.detail)
-        except Exception as exc:
-            ce = dict(matrix=M.values.tolist(), error=f"{type(exc).__name__}: {exc}")
-        ce["shrink_steps"] = min(shrinks[0], max_shrinks)
-        status = "error" if "error" in ce else "fails"
-    return ClaimResult(status=status, tried=tried[0], seconds=time.perf_counter() - start,
-                       counterexample=ce, partial=partial, **base)
+        pass
+    except Exception as exc:  # FlakyFailure and the like: report, keep the smallest violation
+        note = f"hypothesis stopped: {_describe(exc)}"
+    finally:
+        bar.close()
+    status, ce, error = "holds", None, ""
+    if s.best is not None:
+        cs, why = _recheck(c, s.best)
+        if cs is not None:
+            status = "fails"
+            ce = dict(matrix=s.best.values.tolist(), lhs=cs.lhs.mid(), rhs=cs.rhs.mid(),
+                      lhs_interval=cs.lhs.to_dict(), rhs_interval=cs.rhs.to_dict(),
+                      detail=cs.detail, certified=True,
+                      shrink_steps=min(s.shrinks, max_shrinks))
+        else:
+            status, error = "error", f"a violation found in the search was not confirmed: {why}"
+    elif s.tried and s.errors == s.tried:
+        status, error = "error", f"every evaluation failed; first: {s.first_error}"
+    elif s.errors:
+        error = f"first: {s.first_error}"
+    if note:
+        error = f"{error}; {note}" if error else note
+    return ClaimResult(status=status, tried=s.tried, seconds=time.perf_counter() - s.start,
+                       counterexample=ce, partial=partial, errors=s.errors,
+                       unconfirmed=s.unconfirmed, error=error,
+                       **base)
 
 
 def check_claims(n: int = 2000, seed: int = 0, *, min_K: int = 2, max_K: int = 8,
-                 claims: Sequence[str] | None = None,
+                 claims: Sequence[str | Claim] | None = None,
                  time_limit: float | None = None, max_shrinks: int = 500,
-                 shrink_time: float = 20.0) -> ClaimsReport:
-    """Search for counterexamples to the claims of SPEC §4.
+                 shrink_time: float = 20.0, progress: bool = False) -> ClaimsReport:
+    """Search for counterexamples to the claims of docs/math.md §8.
 
     Parameters
     ----------
@@ -518,25 +1045,37 @@ def check_claims(n: int = 2000, seed: int = 0, *, min_K: int = 2, max_K: int = 8
         Seeds hypothesis' random source: the same seed gives the same report.
     min_K, max_K : int
         Range of K; each claim further caps K at its ``max_K`` (LP claims: 6–7).
-    claims : list of str, optional
-        Names (see :func:`claim_names`); default all.
+    claims : list of str or Claim, optional
+        Names (see :func:`claim_names`) or :class:`Claim` records; default all.
     time_limit : float, optional
         Seconds per claim; a claim that runs out reports "holds" on the matrices
         tried so far, marked partial.
     max_shrinks, shrink_time : int, float
         Evaluations / seconds spent shrinking a counterexample (the smallest
         found within them is reported).
+    progress : bool
+        Show a progress bar per claim on stderr (tqdm).
 
     Returns
     -------
     ClaimsReport
-        Per claim: matrices tried, status, shrunk counterexample with both sides.
+        Per claim: matrices tried and errored, status, the shrunk counterexample with
+        both certified sides; :meth:`ClaimsReport.exit_code` summarises.
+
+    Notes
+    -----
+    A claim is "fails" only when the smallest violation found is re-evaluated outside
+    the search with :func:`certify` and its intervals strictly violate the relation.
+    Exceptions while evaluating a matrix (e.g. SolverError) are counted in
+    ``errors`` and never taken for violations; hypothesis' own errors (FlakyFailure,
+    ...) end that claim's search and are reported in ``error``.
     """
     if n < 1:
         raise InvalidStrategyArgument(f"n must be >= 1, got {n}")
-    chosen = [get_claim(x) for x in claims] if claims else list(CLAIMS)
+    chosen = [get_claim(x) if isinstance(x, str) else x for x in claims] if claims \
+        else list(CLAIMS)
     report = ClaimsReport(n=n, seed=seed, min_K=min_K, max_K=max_K)
     for c in chosen:
         report.results.append(_check_one(c, n, seed, min_K, max_K, time_limit,
-                                                 max_shrinks, shrink_time))
+                                         max_shrinks, shrink_time, progress))
     return report

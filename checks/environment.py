@@ -1,8 +1,8 @@
-"""The duel environment and its regret accounting (SPEC §6, "Environment").
+"""The duel environment and its regret accounting (docs/math.md §9).
 
 One mechanism serves every algorithm: an :class:`Env` bundle of arrays, and the
 compiled :func:`duel` that draws one Bernoulli outcome, updates the counts N_ij,
-wins W_ij and the cumulative regret in the three conventions of SPEC §1
+wins W_ij and the cumulative regret in the three conventions of docs/math.md §4
 (komiyama, zoghi, binary), and records the cumulative regret at the
 checkpoints. Algorithms are small compiled loops that call :func:`duel` until
 :func:`finished`; the Python-object protocol of :func:`duelbound.checks.policy.run_policy`
@@ -148,7 +148,7 @@ def duel(env: Env, rng: np.random.Generator, i: int, j: int) -> bool:
 def update_regret(env: Env) -> None:
     """env.cum ← cumulative regret of the duels so far, from the counts.
 
-    The per-step regret r_ij is symmetric in every convention (SPEC §1), so the
+    The per-step regret r_ij is symmetric in every convention (docs/math.md §4), so the
     cumulative regret is Σ_{i<j} N_ij r_ij + Σ_i N_ii r_ii: :func:`duel` evaluates it
     only at the checkpoints (O(K²) each) instead of adding three floats per duel.
     """

@@ -1,47 +1,31 @@
 """Verify anyone's dueling-bandit implementation against the theory and the simulator.
 
-:func:`verify` runs a user algorithm on a suite of preference matrices, every
-run in its own process (per-run time limit, global wall-clock budget), in the
-reference simulator's environment (:mod:`duelbound.checks.environment`, the
-same one :func:`~duelbound.checks.simulator.run_policy` and the compiled
-algorithms use), and reports per matrix PASS/WARN/FAIL verdicts, each with the
-statistic behind it:
+:func:`verify` runs a user algorithm, given as ``"package.module:factory"``, on a
+suite of preference matrices and reports per matrix and check one of PASS,
+INCONCLUSIVE, WARN, FAIL (:mod:`duelbound.checks.verdicts`).
 
-``protocol``
-    exceptions, out-of-range arms, more than T duels, a crash or a timeout, and
-    non-determinism (run 0 is played twice with the same seed; the duel
-    sequences must be identical).  Any of these: FAIL.
-``non-winner share``
-    share of the duels in (T/2, T] that involve an arm that is not a Copeland
-    winner (binary regret), and its growth ratio
-    ρ = [B(T) − B(T/2)] / [B(T/2) − B(T/4)] (≈ 1 for log-growth, 2 for linear).
-``sublinear``
-    least-squares fit R(t) = a + b log t + c t over the checkpoints t ≥ T/100;
-    λ = c T / R(T) is the share of the final regret the linear term explains;
-    FAIL needs λ > 0.7 *and* a late non-winner share > 0.05, WARN λ > 0.35.
-``lower bound``
-    mean R(T)/log T against C* ([K16] Theorem 2, komiyama convention): sitting
-    below C* is impossible asymptotically for a consistent algorithm — WARN,
-    since Theorem 2 allows −o(log T) at finite T.
-``claimed``
-    (with ``claimed_coefficient``) a claim below C* contradicts Theorem 2:
-    FAIL; a measured R(T)/log T significantly above the claim: WARN.
-``reference``
-    (with ``reference=NAME``) one-sided Mann–Whitney test of the final regrets
-    against the bundled algorithm on the same seeds; significantly worse
-    (p ≤ 0.05) by a median ratio above 1.25: WARN.  The check also reports the
-    Hodges–Lehmann ratio of the regrets with its exact 90% Mann–Whitney interval
-    (:func:`regret_ratio_interval`); an interval inside [0.8, 1.25] shows the two
-    *equivalent* (two one-sided tests at 5%), an interval wider than that says the
-    runs are too few to tell — a PASS is then no evidence of agreement.
-
-Protocols
+Isolation
 ---------
-``"select"``: ``factory(K, T, seed)`` returns an object with ``select() -> (i, j)``
-and ``update(i, j, i_won: bool)``.  ``"duel"``: ``factory(K, T, seed)`` returns a
-callable ``run(duel, T)`` that calls ``duel(i, j) -> bool`` (True iff i won) until
-it is done (see :mod:`duelbound.checks.adapters` for duelpy).  ``factory`` may also
-be the name of a bundled algorithm (``"ecw-rmed"``, …), which then runs compiled.
+The user's module is imported only in a child process started from a fresh
+interpreter (:mod:`duelbound.checks.judge`); this process never imports it.  The
+child sees K, T, its own seed and the outcome of each duel it requests; the
+preference matrix, the environment's generator (seeded from fresh secret entropy,
+recorded in the report for ``environment_seed=`` replays), the record of the duels
+and every statistic stay here.  Per run: wall-time, CPU-time, memory and output
+limits, a hang timeout, its own session, and SIGKILL of the whole process group at
+the end.
+
+Protocols (detected from what ``factory(K, T, seed)`` returns)
+---------------------------------------------------------------
+``"select"``: an object with ``select() -> (i, j)`` and ``update(i, j, i_won)``.
+``"duel"``: a callable ``run(duel, T)`` that calls ``duel(i, j) -> bool`` (True iff
+i won) until it is done (see :mod:`duelbound.checks.adapters` for duelpy).  A bundled
+algorithm name (``"ecw-rmed"``, …) runs compiled, in this process's forks.
+
+Checks per matrix: ``protocol``, ``consistency``, ``lower bound`` (slope of R(t)
+against log t vs C*), ``claimed`` (with ``claimed_coefficient``), ``reference``
+(with ``reference=``), plus the suite-level ``reference (suite)`` (pooled
+Hodges–Lehmann ratio).  See docs/verification.md.
 """
 
 from __future__ import annotations
@@ -49,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import math
 import multiprocessing as mp
+import os
+import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -63,56 +48,48 @@ from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
-__all__ = ["DEFAULT_MATRICES", "Check", "RunOutcome", "MatrixReport", "VerifyReport",
-           "verify", "load_factory", "environment_seed", "mann_whitney_null_counts",
-           "regret_ratio_interval"]
+from .verdicts import Check, worst
+
+__all__ = ["DEFAULT_MATRICES", "DEFAULT_T", "DEFAULT_RUNS", "Check", "RunOutcome",
+           "MatrixReport", "VerifyReport", "verify", "load_factory", "factory_spec",
+           "mann_whitney_null_counts", "regret_ratio_interval", "EXIT_CODES"]
 
 #: Default suite: Condorcet winner; no Condorcet winner with 3 Copeland winners
 #: (L1 = 1); a unique Copeland winner that is no Condorcet winner (L1 = 1).
 DEFAULT_MATRICES = ("cyclic", "multi_winner", "unique_copeland")
-
-#: Verdict thresholds (see docs/verification.md for their calibration).
-SHARE_FAIL = 0.5        # late share of non-winner duels
-SHARE_WARN = 0.05
-GROWTH_WARN = 1.6       # growth ratio rho of non-winner duels (1 = log, 2 = linear)
-LINEAR_FAIL = 0.7       # lambda = c T / R(T)
-LINEAR_WARN = 0.35
-ALPHA = 0.01            # significance of the confidence intervals of R(T)/log T
-REFERENCE_ALPHA = 0.05  # one-sided Mann-Whitney level (3 vs 3 runs reach p = 0.05 at best)
-RATIO_WARN = 1.25       # ... and the median ratio that makes a difference worth a WARN
-#: Equivalence margin of the regret ratio (the 80–125% rule of equivalence testing);
-#: its 90% interval = two one-sided tests at REFERENCE_ALPHA.
-EQUIVALENCE = (1 / RATIO_WARN, RATIO_WARN)
-
-_ORDER = {"PASS": 0, "WARN": 1, "FAIL": 2}
-
-
-@dataclass
-class Check:
-    """One verdict with the statistic behind it."""
-
-    name: str
-    verdict: str
-    message: str
-    statistic: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+DEFAULT_T = 20_000
+DEFAULT_RUNS = 10
+REFERENCE_ALPHA = 0.05
+#: Exit codes of ``duelbound verify`` (and :attr:`VerifyReport.exit_code`).
+EXIT_CODES = {"PASS": 0, "WARN": 1, "FAIL": 1, "ERROR": 2, "INCONCLUSIVE": 3}
 
 
 @dataclass
 class RunOutcome:
-    """What one run (one process) produced."""
+    """One run as the judge recorded it (statistics are computed from this)."""
 
     seed: int
     ok: bool
+    T: int = 0
+    steps: int = 0
+    environment_seed: int | None = None
     error: dict[str, Any] | None = None
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    error_counts: dict[str, int] = field(default_factory=dict)
+    environment_error: dict[str, Any] | None = None
+    usage_error: dict[str, Any] | None = None
     final_regret: dict[str, float] | None = None
     checkpoints: list[int] | None = None
     regret: dict[str, list[float]] | None = None
-    steps: int = 0
+    counts: dict[str, list] | None = None
     pairs_sha256: str = ""
     wall_time: float = 0.0
+    cpu_time: float = float("nan")
+    duels_per_s: float = 0.0
+    exit_status: str = ""
+    leftover_processes: int = 0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -128,18 +105,29 @@ class MatrixReport:
     runs: list[RunOutcome]
     checks: list[Check]
     reference_runs: list[RunOutcome] = field(default_factory=list)
+    condorcet_winner: int | None = None
+    copeland_winners: list[int] = field(default_factory=list)
+    arms: list[str] | None = None
+    twin: RunOutcome | None = None
+
+    @property
+    def condorcet(self) -> bool:
+        return self.condorcet_winner is not None
 
     @property
     def verdict(self) -> str:
-        return max((c.verdict for c in self.checks), key=_ORDER.get, default="PASS")
+        return worst(c.verdict for c in self.checks)
 
     def check(self, name: str) -> Check:
         return next(c for c in self.checks if c.name == name)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "K": self.K, "sha256": self.sha256, "verdict": self.verdict,
+                "condorcet_winner": self.condorcet_winner,
+                "copeland_winners": self.copeland_winners, "arms": self.arms,
                 "checks": [c.to_dict() for c in self.checks],
                 "runs": [r.to_dict() for r in self.runs],
+                "twin": self.twin.to_dict() if self.twin else None,
                 "reference_runs": [r.to_dict() for r in self.reference_runs]}
 
 
@@ -157,211 +145,202 @@ class VerifyReport:
     matrices: list[MatrixReport]
     wall_time: float
     budget_exhausted: bool = False
+    environment_seed: int | None = None
+    suite_checks: list[Check] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    environment_error: dict[str, Any] | None = None
+    isolation: str = ""
 
     @property
     def verdict(self) -> str:
-        return max((m.verdict for m in self.matrices), key=_ORDER.get, default="PASS")
+        return worst([m.verdict for m in self.matrices] + [c.verdict for c in self.suite_checks])
+
+    @property
+    def exit_code(self) -> int:
+        """0 PASS, 1 WARN or FAIL, 2 environment error, 3 INCONCLUSIVE (nothing worse)."""
+        if self.environment_error is not None:
+            return EXIT_CODES["ERROR"]
+        return EXIT_CODES[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "matrices"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("matrices", "suite_checks")}
         out["verdict"] = self.verdict
+        out["exit_code"] = self.exit_code
+        out["suite_checks"] = [c.to_dict() for c in self.suite_checks]
         out["matrices"] = [m.to_dict() for m in self.matrices]
         return out
 
     def table(self) -> str:
-        """Plain-text table: one line per (matrix, check)."""
-        head = f"{'matrix':<18} {'check':<17} {'verdict':<7} statistic"
+        """Plain-text table: one line per (matrix, check), then the reasons."""
+        head = f"{'matrix':<20} {'check':<18} {'verdict':<12} statistic"
         lines = [f"verify {self.algorithm} (protocol {self.protocol}, T = {self.T}, "
-                 f"runs = {self.runs}, seed = {self.seed})", head, "-" * 78]
+                 f"runs = {self.runs}, seed = {self.seed}, environment seed = "
+                 f"{self.environment_seed})", head, "-" * 90]
         for m in self.matrices:
+            tag = f"{m.name}{' (CW)' if m.condorcet else ''}"
             for c in m.checks:
-                lines.append(f"{m.name:<18} {c.name:<17} {c.verdict:<7} {c.message}")
-        lines.append("-" * 78)
-        lines.append(f"overall: {self.verdict}  ({self.wall_time:.1f} s"
-                     f"{', budget exhausted' if self.budget_exhausted else ''})")
+                lines.append(f"{tag:<20} {c.name:<18} {c.verdict:<12} {c.message}")
+        for c in self.suite_checks:
+            lines.append(f"{'(suite)':<20} {c.name:<18} {c.verdict:<12} {c.message}")
+        lines.append("-" * 90)
+        lines.append("(CW): the matrix has a Condorcet winner")
+        if self.environment_error:
+            lines.append(f"environment error (not the algorithm): "
+                         f"{self.environment_error.get('message', '')}")
+        for r in self.reasons:
+            lines.append(f"reason: {r}")
+        tail = ", budget exhausted" if self.budget_exhausted else ""
+        lines.append(f"overall: {self.verdict}  (exit code {self.exit_code}; took "
+                     f"{self.wall_time:.1f} s{tail})")
         return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------------------
-# One run, executed in a child process.
+# Runs: each one in a fork of this (trusted) process; user code only in the judge's child.
 # --------------------------------------------------------------------------------------
-
-class _ProtocolViolation(Exception):
-    def __init__(self, kind: str, step: int, message: str):
-        super().__init__(message)
-        self.kind, self.step = kind, step
-
-
-class _CheckedPolicy:
-    """Wraps a select/update object: validates every pair and records the step."""
-
-    def __init__(self, policy: Any, K: int):
-        self.policy, self.K, self.step = policy, K, 0
-
-    def select(self):
-        self.step += 1
-        try:
-            pair = self.policy.select()
-        except Exception as exc:
-            raise _ProtocolViolation("exception", self.step,
-                                     f"select() raised {type(exc).__name__}: {exc}") from exc
-        _validate_pair(pair, self.K, self.step)
-        return pair
-
-    def update(self, i: int, j: int, won: bool) -> None:
-        try:
-            self.policy.update(i, j, won)
-        except Exception as exc:
-            raise _ProtocolViolation("exception", self.step,
-                                     f"update() raised {type(exc).__name__}: {exc}") from exc
-
-
-def _validate_pair(pair: Any, K: int, step: int) -> tuple[int, int]:
-    try:
-        i, j = pair
-        ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (i, j))
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise _ProtocolViolation("invalid-index", step,
-                                 f"expected a pair of int arm indices, got {pair!r}")
-    if not (0 <= i < K and 0 <= j < K):
-        raise _ProtocolViolation("invalid-index", step,
-                                 f"arm index out of range 0..{K - 1}: ({i}, {j})")
-    return int(i), int(j)
-
-
-def environment_seed(seed: int) -> int:
-    """Seed of the environment's generator in a run whose factory gets ``seed``.
-
-    Derived through ``SeedSequence([seed, 1])`` so that the environment's stream is
-    independent of ``PCG64(seed)``: a user algorithm that seeds its own generator
-    with ``seed`` (the natural thing to do) must not share — or be able to
-    predict — the environment's coin flips.
-    """
-    return int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0])
-
-
-def _run_duel_protocol(M: PreferenceMatrix, factory: Callable, T: int, seed: int):
-    from .environment import duel, make_env, make_rng
-    from .records import record_from_env
-
-    env = make_env(M, T, log_pairs=True)
-    rng = make_rng(environment_seed(seed))
-    K = M.K
-    state = {"step": 0}
-
-    def duel_fn(i, j) -> bool:
-        step = state["step"] + 1
-        i, j = _validate_pair((i, j), K, step)
-        if step > T:
-            raise _ProtocolViolation("exceeded-T", step, f"duel #{step} requested with T = {T}")
-        state["step"] = step
-        return bool(duel(env, rng, i, j))
-
-    algo = factory(K, T, seed)
-    start = time.perf_counter()
-    try:
-        algo(duel_fn, T)
-    except _ProtocolViolation:
-        raise
-    except Exception as exc:
-        raise _ProtocolViolation("exception", state["step"] + 1,
-                                 f"raised {type(exc).__name__}: {exc}") from exc
-    if state["step"] < T:
-        raise _ProtocolViolation("stopped-early", state["step"],
-                                 f"returned after {state['step']} of T = {T} duels")
-    return record_from_env(env, "user", seed, {}, time.perf_counter() - start,
-                           M.content_hash())
-
-
-def _execute(kind: str, target: Any, values: list, T: int, seed: int) -> dict[str, Any]:
-    """Body of a child process: one run, returned as plain data."""
-    M = PreferenceMatrix(values)
-    try:
-        if kind == "bundled":
-            from .simulator import run_single
-
-            rec = run_single(M, target, T, seed)
-            pairs_hash = ""
-            steps = T
-        elif kind == "select":
-            from .policy import run_policy
-
-            proxy = _CheckedPolicy(_construct(target, M.K, T, seed), M.K)
-            rec = run_policy(M, proxy, T, environment_seed(seed), log_pairs=True)
-            steps = proxy.step
-            pairs_hash = hashlib.sha256(rec.pairs.tobytes()).hexdigest()
-        else:
-            rec = _run_duel_protocol(M, target, T, seed)
-            steps = T
-            pairs_hash = hashlib.sha256(rec.pairs.tobytes()).hexdigest()
-    except _ProtocolViolation as exc:
-        return {"ok": False, "error": {"kind": exc.kind, "step": exc.step, "message": str(exc)}}
-    except Exception as exc:
-        return {"ok": False, "error": {"kind": "exception", "step": None,
-                                       "message": f"{type(exc).__name__}: {exc}",
-                                       "traceback": traceback.format_exc(limit=5)}}
-    return {"ok": True, "final_regret": {k: float(v) for k, v in rec.final_regret.items()},
-            "checkpoints": rec.checkpoints.tolist(),
-            "regret": {k: v.tolist() for k, v in rec.regret.items()},
-            "steps": steps, "pairs_sha256": pairs_hash, "wall_time": float(rec.wall_time)}
-
-
-def _construct(factory: Callable, K: int, T: int, seed: int):
-    try:
-        return factory(K, T, seed)
-    except Exception as exc:
-        raise _ProtocolViolation("exception", 0,
-                                 f"factory(K, T, seed) raised {type(exc).__name__}: {exc}"
-                                 ) from exc
-
-
-def _child(conn, kind, target, values, T, seed) -> None:
-    try:
-        conn.send(_execute(kind, target, values, T, seed))
-    finally:
-        conn.close()
-
 
 @dataclass
 class _Job:
     key: tuple
-    kind: str
-    target: Any
+    kind: str          # "user" | "bundled"
+    target: str        # "module:attr" or a bundled algorithm name
+    matrix: int
     values: list
     T: int
     seed: int
+    environment_seed: int = 0
+
+
+def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
+    N = np.zeros((K, K), dtype=np.int64)
+    if upto > 0:
+        p = pairs[:upto]
+        np.add.at(N, (p[:, 0], p[:, 1]), 1)
+        off = p[:, 0] != p[:, 1]
+        np.add.at(N, (p[off, 1], p[off, 0]), 1)
+    return N.tolist()
+
+
+def _summarise(M: PreferenceMatrix, pairs: np.ndarray, T: int) -> dict[str, Any]:
+    """Regret curves and pair counts of a recorded duel sequence (trusted side)."""
+    from .environment import log_checkpoints
+    from .judge import trajectory
+
+    n = int(pairs.shape[0])
+    ck = log_checkpoints(T)
+    ck = ck[ck <= n]
+    if n and (ck.size == 0 or ck[-1] != n):
+        ck = np.append(ck, n)
+    tr = trajectory(M, pairs, ck)
+    final = {c: float(v[-1]) if v.size else 0.0 for c, v in tr.items() if c != "checkpoints"}
+    return {"checkpoints": tr["checkpoints"].tolist(),
+            "regret": {c: v.tolist() for c, v in tr.items() if c != "checkpoints"},
+            "final_regret": final,
+            "counts": {"quarter": _counts_at(pairs, M.K, n // 4),
+                       "half": _counts_at(pairs, M.K, n // 2),
+                       "final": _counts_at(pairs, M.K, n)},
+            "pairs_sha256": hashlib.sha256(np.ascontiguousarray(pairs, "<i4").tobytes()
+                                           ).hexdigest(),
+            "steps": n}
+
+
+def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
+    """Body of a trusted worker: one run, returned as plain data."""
+    M = PreferenceMatrix(job.values)
+    if job.kind == "bundled":
+        from .simulator import run_single
+
+        t0 = time.perf_counter()
+        rec = run_single(M, job.target, job.T, job.seed, log_pairs=True)
+        wall = time.perf_counter() - t0
+        out = _summarise(M, rec.pairs.astype(np.int32), job.T)
+        out.update(ok=True, wall_time=wall, duels_per_s=job.T / wall if wall > 0 else 0.0,
+                   exit_status="bundled")
+        return out
+    from .judge import judge_run
+
+    rec = judge_run(job.target, M, job.T, job.seed, job.environment_seed, protocol=protocol,
+                    limits=limits)
+    out = _summarise(M, rec.pairs, job.T)
+    out.update(ok=rec.ok, error=rec.first_error, errors=rec.errors,
+               error_counts=rec.error_counts, environment_error=rec.environment_error,
+               usage_error=rec.usage_error, wall_time=rec.wall_time, cpu_time=rec.cpu_time,
+               duels_per_s=rec.progress.get("duels_per_s", 0.0), exit_status=rec.exit_status,
+               leftover_processes=rec.killed_leftovers, stdout_tail=rec.stdout_tail,
+               stderr_tail=rec.stderr_tail)
+    return out
+
+
+def _child(conn, job, protocol, limits) -> None:
+    try:
+        conn.send(_execute(job, protocol, limits))
+    except BaseException as exc:  # noqa: BLE001 — reported, never hidden
+        conn.send({"ok": False, "error": {"kind": "judge", "step": None,
+                                          "message": f"internal error: {type(exc).__name__}: "
+                                                     f"{exc}"}})
+    finally:
+        conn.close()
 
 
 def _context():
-    # fork keeps user factories (lambdas, closures, classes defined in tests) usable
-    # without pickling, and inherits compiled numba code.
+    # fork: the trusted workers inherit compiled numba code; no user code is loaded here.
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _run_jobs(jobs: list[_Job], time_limit: float, budget: float, workers: int,
-              start: float) -> tuple[dict[tuple, RunOutcome], bool]:
+def _outcome(job: _Job, data: dict[str, Any]) -> RunOutcome:
+    fields = RunOutcome.__dataclass_fields__
+    kw = {k: v for k, v in data.items() if k in fields}
+    kw.setdefault("ok", False)
+    errs = kw.get("errors") or ([kw["error"]] if kw.get("error") else [])
+    kw["errors"] = errs
+    kw["error"] = errs[0] if errs else None
+    return RunOutcome(seed=job.seed, T=job.T, environment_seed=job.environment_seed
+                      if job.kind == "user" else None, **{k: v for k, v in kw.items()
+                                                          if k not in ("seed", "T")})
+
+
+class _Progress:
+    def __init__(self, enabled: bool, names: list[str], runs: int):
+        self.enabled, self.names, self.runs, self.done = enabled, names, runs, 0
+        self.tty = enabled and sys.stderr.isatty()
+
+    def __call__(self, job: _Job, out: RunOutcome, total: int) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        what = {"user": "run", "twin": "replay", "ref": "reference"}[job.key[0]]
+        line = (f"[{self.done}/{total}] {self.names[job.matrix]} {what} {job.key[2] + 1}: "
+                f"{out.steps} duels in {out.wall_time:.2f} s ({out.duels_per_s:,.0f} duels/s)"
+                f"{'' if out.ok else ' — ' + (out.error or {}).get('kind', 'error')}")
+        if self.tty:
+            sys.stderr.write("\r\033[K" + line + ("\n" if self.done == total else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def _run_jobs(jobs: list[_Job], protocol: str, limits, budget: float, workers: int,
+              start: float, progress: _Progress) -> tuple[dict[tuple, RunOutcome], bool]:
     ctx = _context()
     out: dict[tuple, RunOutcome] = {}
     pending = list(jobs)
     active: dict[Any, tuple[_Job, Any, float]] = {}
     exhausted = False
+    backstop = limits.time_limit + 60.0  # the judge enforces the limit; this is a backstop
     while pending or active:
         while pending and len(active) < workers:
             if time.perf_counter() - start > budget:
                 exhausted = True
                 for job in pending:
-                    out[job.key] = RunOutcome(job.seed, False, {
+                    out[job.key] = RunOutcome(job.seed, False, T=job.T, error={
                         "kind": "budget", "step": None,
                         "message": f"not run: wall-clock budget {budget:g} s exhausted"})
                 pending = []
                 break
             job = pending.pop(0)
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(send, job.kind, job.target, job.values,
-                                                    job.T, job.seed), daemon=True)
+            proc = ctx.Process(target=_child, args=(send, job, protocol, limits), daemon=True)
             proc.start()
             send.close()
             active[recv] = (job, proc, time.perf_counter())
@@ -375,127 +354,328 @@ def _run_jobs(jobs: list[_Job], time_limit: float, budget: float, workers: int,
             if recv in ready:
                 try:
                     result = recv.recv()
-                except EOFError:  # child died without answering (crash, os._exit, signal)
+                except EOFError:
                     proc.join(1.0)
                     result = {"ok": False, "error": {
-                        "kind": "crash", "step": None,
-                        "message": f"process died (exit code {proc.exitcode})"}}
-            elif now - t0 > time_limit:
+                        "kind": "judge", "step": None,
+                        "message": f"judge process died (exit code {proc.exitcode})"}}
+            elif now - t0 > backstop:
                 proc.kill()
-                result = {"ok": False, "error": {
-                    "kind": "timeout", "step": None,
-                    "message": f"run exceeded the per-run time limit {time_limit:g} s"}}
+                result = {"ok": False, "error": {"kind": "timeout", "step": None,
+                                                 "message": "judge backstop time limit"}}
             if result is not None:
                 proc.join(1.0)
                 recv.close()
                 del active[recv]
-                out[job.key] = RunOutcome(seed=job.seed, **result)
+                out[job.key] = o = _outcome(job, result)
+                progress(job, o, len(jobs))
     return out, exhausted
 
 
 # --------------------------------------------------------------------------------------
-# Statistics and verdicts.
+# Checks.
 # --------------------------------------------------------------------------------------
 
-def _at(ck: np.ndarray, curve: np.ndarray, t: float) -> float:
-    """Cumulative value at the last checkpoint ≤ t (linear interpolation between)."""
-    return float(np.interp(t, ck, curve))
+def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> Check:
+    from .judge import PROTOCOL_ERRORS
 
-
-def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None) -> Check:
-    errors = [r for r in runs if not r.ok]
-    stat: dict[str, Any] = {"runs": len(runs), "failed": len(errors)}
-    if errors:
-        kinds: dict[str, int] = {}
-        for r in errors:
-            kinds[r.error["kind"]] = kinds.get(r.error["kind"], 0) + 1
-        first = errors[0].error
-        stat.update(kinds=kinds, first_error=first)
-        where = f" at step {first['step']}" if first.get("step") else ""
-        budget_only = set(kinds) == {"budget"}
-        return Check("protocol", "WARN" if budget_only else "FAIL",
-                     f"{len(errors)}/{len(runs)} runs failed ({', '.join(kinds)}): "
-                     f"{first['message']}{where}", stat)
-    if twin is not None and twin.ok and runs and runs[0].pairs_sha256:
+    every = runs + ([twin] if twin is not None else [])
+    counts: dict[str, int] = {}
+    first: dict[str, Any] | None = None
+    for r in every:
+        for kind, n in (r.error_counts or {}).items():
+            counts[kind] = counts.get(kind, 0) + n
+        if r.error and r.error.get("kind") not in ("budget",):
+            counts.setdefault(r.error["kind"], 1)
+        if first is None and r.error and r.error.get("kind") in PROTOCOL_ERRORS \
+                and r.error["kind"] != "timeout":
+            first = r.error
+    leftovers = sum(r.leftover_processes for r in every)
+    if leftovers:
+        counts["leftover-processes"] = leftovers
+    stat: dict[str, Any] = {"error_counts": counts, "runs": len(runs),
+                            "duels": int(sum(r.steps for r in runs))}
+    env = next((r.environment_error for r in every if r.environment_error), None)
+    if first is not None:
+        stat["first_error"] = first
+        extra = ", ".join(f"{n} × {k}" for k, n in sorted(counts.items()))
+        return Check("protocol", "FAIL", f"{first['message']} (step {first.get('step')}); "
+                     f"in all runs: {extra}", stat)
+    if leftovers:
+        return Check("protocol", "FAIL", f"{leftovers} process(es) the algorithm started were "
+                     "still running after its runs (killed)", stat)
+    if env is not None:
+        stat["environment_error"] = env
+        return Check("protocol", "INCONCLUSIVE", "environment error, not the algorithm: "
+                     f"{env['message']}", stat)
+    if twin is not None and twin.ok and runs and runs[0].ok and runs[0].pairs_sha256:
         same = twin.pairs_sha256 == runs[0].pairs_sha256
         stat["deterministic"] = same
         if not same:
             return Check("protocol", "FAIL",
-                         "non-deterministic: the same seed gave a different duel sequence", stat)
-    return Check("protocol", "PASS", f"{len(runs)} runs, no protocol error", stat)
+                         "non-deterministic: the same seed and environment gave a different "
+                         "duel sequence", stat)
+    slow = [r for r in every if r.error and r.error.get("kind") == "timeout"]
+    if slow:
+        r = slow[0]
+        stat["first_error"] = r.error
+        return Check("protocol", "INCONCLUSIVE", f"{len(slow)} run(s) hit the time limit: "
+                     f"{r.error['message']}", stat)
+    skipped = [r for r in every if r.error and r.error.get("kind") == "budget"]
+    if skipped:
+        return Check("protocol", "INCONCLUSIVE", f"{len(skipped)} run(s) not run: wall-clock "
+                     "budget exhausted", stat)
+    if not runs or any(r.steps == 0 for r in runs):
+        return Check("protocol", "FAIL", "a run recorded no duel", stat)
+    rate = np.median([r.duels_per_s for r in runs]) if runs else 0.0
+    stat["median_duels_per_s"] = float(rate)
+    return Check("protocol", "PASS", f"{len(runs)} runs × T = {T}, no protocol error"
+                 f"{', deterministic' if stat.get('deterministic') else ''} "
+                 f"({rate:,.0f} duels/s)", stat)
 
 
-def _share_check(ok: list[RunOutcome], T: int) -> Check:
-    ck = np.asarray(ok[0].checkpoints, dtype=float)
-    B = np.mean([r.regret["binary"] for r in ok], axis=0)
-    b4, b2, b1 = (_at(ck, B, T / 4), _at(ck, B, T / 2), float(B[-1]))
-    share = (b1 - b2) / (T - T / 2)
-    rho = (b1 - b2) / (b2 - b4) if b2 - b4 > 0 else float("nan")
-    stat = {"late_share": share, "growth_ratio": rho, "B_T": b1}
-    msg = f"share in (T/2,T] = {share:.3g}, growth ratio rho = {rho:.3g} (log: 1, linear: 2)"
-    if share > SHARE_FAIL:
-        return Check("non-winner share", "FAIL", msg + " — does not vanish", stat)
-    if share > SHARE_WARN and (rho > GROWTH_WARN or math.isnan(rho)):
-        return Check("non-winner share", "WARN", msg + " — still growing linearly", stat)
-    return Check("non-winner share", "PASS", msg, stat)
+def _c_star(M: PreferenceMatrix) -> tuple[float | None, str | None]:
+    try:
+        from duelbound.solvers.lower_bound import lower_bound
+
+        return float(lower_bound(M, certify=False).value), None
+    except Exception as exc:  # reported in the check, never hidden
+        return None, f"{type(exc).__name__}: {exc}"
 
 
-def _linear_check(ok: list[RunOutcome], T: int, late_share: float) -> Check:
-    ck = np.asarray(ok[0].checkpoints, dtype=float)
-    R = np.mean([r.regret["komiyama"] for r in ok], axis=0)
-    sel = ck >= max(T / 100.0, 2.0)
-    X = np.column_stack([np.ones(sel.sum()), np.log(ck[sel]), ck[sel]])
-    (a, b, c), *_ = np.linalg.lstsq(X, R[sel], rcond=None)
-    lam = c * T / R[-1] if R[-1] > 0 else 0.0
-    stat = {"a": a, "b_log": b, "c_linear": c, "linear_share": lam, "R_T": float(R[-1])}
-    msg = f"fit R = a + {b:.3g} log t + {c:.3g} t; linear share lambda = {lam:.3g}"
-    # A fit on a short horizon cannot tell a long transient from linear growth, so
-    # FAIL needs the late duels to back it up (non-winners still played often).
-    if lam > LINEAR_FAIL and late_share > SHARE_WARN:
-        return Check("sublinear", "FAIL", msg + " — regret grows linearly", stat)
-    if lam > LINEAR_WARN:
-        return Check("sublinear", "WARN", msg + " — transient or linear: try a larger T", stat)
-    return Check("sublinear", "PASS", msg, stat)
-
-
-def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
-    from scipy import stats
-
-    m = float(np.mean(x))
-    if x.size < 2:  # one run: no interval, the point estimate decides
-        return m, m, m
-    half = float(stats.t.ppf(1 - ALPHA / 2, x.size - 1) * np.std(x, ddof=1) / math.sqrt(x.size))
-    return m, m - half, m + half
-
-
-def _bound_checks(ok: list[RunOutcome], T: int, cstar: float | None, cstar_err: str | None,
-                  claimed: float | None) -> list[Check]:
-    ratio = np.array([r.final_regret["komiyama"] for r in ok]) / math.log(T)
-    m, lo, hi = _mean_ci(ratio)
+def _reasons(reports: list[MatrixReport]) -> list[str]:
     out = []
-    if cstar is None:
-        out.append(Check("lower bound", "WARN", f"C* unavailable ({cstar_err})",
-                         {"ratio": m}))
-    else:
-        stat = {"ratio_mean": m, "ci": [lo, hi], "C_star": cstar, "ratio_over_C_star": m / cstar}
-        msg = f"R(T)/log T = {m:.4g} [{lo:.4g}, {hi:.4g}] vs C* = {cstar:.4g}"
-        if hi < cstar:
-            out.append(Check("lower bound", "WARN", msg + " — below the lower bound "
-                             "(only possible at finite T or for an inconsistent algorithm)", stat))
-        else:
-            out.append(Check("lower bound", "PASS", msg, stat))
-    if claimed is not None:
-        stat = {"ratio_mean": m, "ci": [lo, hi], "claimed": claimed, "C_star": cstar}
-        msg = f"R(T)/log T = {m:.4g} [{lo:.4g}, {hi:.4g}] vs claimed {claimed:.4g}"
-        if cstar is not None and claimed < cstar * (1 - 1e-9):
-            out.append(Check("claimed", "FAIL", msg + f" — claim below C* = {cstar:.4g} "
-                             "contradicts [K16] Theorem 2", stat))
-        elif lo > claimed:
-            out.append(Check("claimed", "WARN", msg + " — measured above the claim", stat))
-        else:
-            out.append(Check("claimed", "PASS", msg, stat))
+    bad = [m for m in reports if any(c.name == "consistency" and c.verdict in ("FAIL", "WARN")
+                                     for c in m.checks)]
+    if bad and all(not m.condorcet for m in bad) and any(
+            m.condorcet and m.check("consistency").verdict in ("PASS", "INCONCLUSIVE")
+            for m in reports if any(c.name == "consistency" for c in m.checks)):
+        out.append("consistent only on matrices with a Condorcet winner ("
+                   + ", ".join(m.name for m in reports if m.condorcet) + "), linear on "
+                   + ", ".join(m.name for m in bad)
+                   + ": behaves like a Condorcet algorithm (e.g. RUCB, RMED1), not a "
+                   "Copeland one")
     return out
 
+
+# --------------------------------------------------------------------------------------
+# Entry point.
+# --------------------------------------------------------------------------------------
+
+def load_factory(spec: str) -> str:
+    """Validate ``"package.module:factory"`` (or a bundled name) *without importing it*.
+
+    The module is imported only in the judge's child process, where a failure to
+    import is reported as a usage error (:func:`verify` raises DuelboundError).
+    """
+    from .simulator import ALGORITHMS
+
+    if not isinstance(spec, str):
+        raise DuelboundError(f"expected a 'module:factory' string, got {type(spec).__name__}")
+    if spec in ALGORITHMS:
+        return spec
+    mod_name, sep, attr = spec.partition(":")
+    ok = sep and attr and all(p.isidentifier() for p in mod_name.split(".")) and \
+        all(p.isidentifier() for p in attr.split("."))
+    if not ok:
+        raise DuelboundError(f"expected MODULE:FACTORY or a bundled algorithm name, got {spec!r}")
+    return spec
+
+
+def factory_spec(factory: Callable | str) -> str:
+    """``"module:qualname"`` of an importable factory (the judge imports it by name)."""
+    if isinstance(factory, str):
+        return load_factory(factory)
+    mod = getattr(factory, "__module__", None)
+    qual = getattr(factory, "__qualname__", None)
+    if not mod or not qual or "<locals>" in qual or "<lambda>" in qual or mod == "__main__":
+        raise DuelboundError(
+            "the factory must be importable by name from a fresh interpreter: give it as "
+            "'package.module:factory' (a module-level function or class), not a lambda, a "
+            "closure or a function defined in __main__")
+    return f"{mod}:{qual}"
+
+
+def _as_matrices(matrices: Sequence[Any] | None) -> list[PreferenceMatrix]:
+    out = []
+    for m in (DEFAULT_MATRICES if matrices is None else matrices):
+        if isinstance(m, PreferenceMatrix):
+            out.append(m)
+        elif isinstance(m, str):
+            out.append(examples.load(m))
+        else:
+            out.append(PreferenceMatrix(m))
+    if not out:
+        raise DuelboundError("no matrix to verify on")
+    return out
+
+
+def _run_seed(seed: int, m: int, r: int) -> int:
+    return int(np.random.SeedSequence([seed, m, r]).generate_state(1)[0])
+
+
+def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
+           T: int = DEFAULT_T, runs: int = DEFAULT_RUNS, reference: str | None = None,
+           protocol: str = "auto", claimed_coefficient: float | None = None,
+           time_limit: float = 300.0, hang_timeout: float = 20.0,
+           memory_limit: float = 4.0, budget: float = 1800.0, seed: int = 0,
+           workers: int | None = None, name: str | None = None,
+           environment_seed: int | None = None, progress: bool = False) -> VerifyReport:
+    """Verify a dueling-bandit algorithm on a suite of matrices.
+
+    Parameters
+    ----------
+    factory : str or callable
+        ``"package.module:factory"`` (imported only in the judge's child process), a
+        bundled algorithm name, or a module-level callable (converted to its name).
+        ``factory(K, T, seed)`` returns a select/update object or a ``run(duel, T)``
+        callable (detected).
+    matrices : sequence, optional
+        PreferenceMatrix objects, bundled example names or arrays; default
+        :data:`DEFAULT_MATRICES`.
+    T, runs : int
+        Horizon and runs per matrix.  Run r of matrix m gives the factory the seed
+        s = SeedSequence([seed, m, r]).
+    reference : str, optional
+        Bundled algorithm for the two-sample comparison (its runs use the seeds s).
+    protocol : {"auto", "select", "duel"}
+    claimed_coefficient : float, optional
+        The coefficient of log T the implementation claims (komiyama convention).
+    time_limit, hang_timeout : float
+        Seconds per run; seconds without a request.  The run is killed and reported.
+    memory_limit : float
+        GiB of address space of the algorithm's process.
+    budget : float
+        Wall-clock seconds for everything; runs not started by then are INCONCLUSIVE.
+    workers : int, optional
+        Runs in parallel (default: half the CPUs, at least 1: each run keeps the
+        algorithm's process and its judge busy).
+    environment_seed : int, optional
+        Replay: the master seed of the environments (default: fresh secret entropy;
+        either way it is in the report).
+
+    Returns
+    -------
+    VerifyReport
+        ``.table()``, ``.to_dict()``, ``.verdict``, ``.exit_code``.
+
+    Raises
+    ------
+    DuelboundError
+        Bad arguments; a module that cannot be imported; a factory whose result fits
+        neither protocol (one line naming both).
+    """
+    from . import verdicts as V
+    from .environment import check_horizon
+    from .judge import Limits, new_environment_seed, probe, run_environment_seed
+    from .simulator import ALGORITHMS
+
+    T = check_horizon(T)
+    if runs < 1:
+        raise DuelboundError(f"runs must be >= 1, got {runs}")
+    if protocol not in ("auto", "select", "duel"):
+        raise DuelboundError(f"protocol must be 'auto', 'select' or 'duel', got {protocol!r}")
+    if reference is not None and reference not in ALGORITHMS:
+        raise DuelboundError(f"unknown reference {reference!r}; choose from "
+                             f"{', '.join(ALGORITHMS)}")
+    if not callable(factory) and not isinstance(factory, str):
+        raise DuelboundError("factory must be 'module:factory', a bundled algorithm name or "
+                             "an importable callable")
+    if isinstance(factory, str) and ":" not in factory and factory not in ALGORITHMS:
+        raise DuelboundError(f"unknown bundled algorithm {factory!r}; choose from "
+                             f"{', '.join(ALGORITHMS)} or give MODULE:FACTORY")
+    spec = factory_spec(factory)
+    kind = "bundled" if spec in ALGORITHMS else "user"
+    mats = _as_matrices(matrices)
+    limits = Limits(time_limit=float(time_limit), hang_timeout=float(hang_timeout),
+                    mem_bytes=int(memory_limit * 2**30))
+    master = new_environment_seed() if environment_seed is None else int(environment_seed)
+    start = time.perf_counter()
+    detected = "bundled"
+    if kind == "user":
+        info = probe(spec, mats[0].K, T, _run_seed(seed, 0, 0),
+                     Limits(time_limit=max(60.0, hang_timeout), hang_timeout=60.0,
+                            mem_bytes=limits.mem_bytes))
+        if "kind" in info:
+            if info["kind"] in ("import", "usage", "environment", "crash"):
+                raise DuelboundError(f"{spec}: {info['message']}")
+            detected = protocol  # the factory raised: every run will report it
+        else:
+            detected = info["protocol"]
+            if detected is None:
+                raise DuelboundError(
+                    f"{spec}: factory(K, T, seed) returned a {info.get('type')}, which fits "
+                    "neither protocol: an object with select() -> (i, j) and update(i, j, "
+                    "i_won) (select) or a callable run(duel, T) (duel)")
+            if protocol != "auto" and protocol != detected:
+                raise DuelboundError(f"{spec}: --protocol {protocol} given, but "
+                                     f"factory(K, T, seed) returned a {info.get('type')} "
+                                     f"({detected} protocol)")
+    workers = workers or max(1, (os.cpu_count() or 2) // 2)
+    jobs: list[_Job] = []
+    for mi, M in enumerate(mats):
+        vals = M.values.tolist()
+        for r in range(runs):
+            s = _run_seed(seed, mi, r)
+            es = run_environment_seed(master, mi, r)
+            if kind == "user":
+                jobs.append(_Job(("user", mi, r), kind, spec, mi, vals, T, s, es))
+            else:  # a bundled algorithm draws from one stream: give it the secret one
+                jobs.append(_Job(("user", mi, r), kind, spec, mi, vals, T, es))
+            if reference is not None:
+                jobs.append(_Job(("ref", mi, r), "bundled", reference, mi, vals, T, s))
+        if kind == "user":  # determinism: run 0 again, same seed and same environment
+            jobs.append(_Job(("twin", mi, 0), kind, spec, mi, vals, T, _run_seed(seed, mi, 0),
+                             run_environment_seed(master, mi, 0)))
+    names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
+    results, exhausted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
+                                   limits, budget, workers, start,
+                                   _Progress(progress, names, runs))
+    reports = []
+    env_error = None
+    pooled = []
+    from duelbound.theory.structure import condorcet_winner, copeland_winners
+
+    for mi, M in enumerate(mats):
+        user = [results[("user", mi, r)] for r in range(runs)]
+        ref = [results[("ref", mi, r)] for r in range(runs)] if reference else []
+        twin = results.get(("twin", mi, 0))
+        proto = _protocol_check(user, twin, T)
+        checks = [proto]
+        env_error = env_error or proto.statistic.get("environment_error")
+        with_data = [r for r in user if r.steps > 0 and r.counts]
+        if with_data:
+            cons = V.consistency_check(with_data, M, T, runs)
+            checks.append(cons)
+            cstar, err = _c_star(M)
+            checks.append(V.slope_check(with_data, [r for r in ref if r.ok], cstar, err,
+                                        cons.verdict == "PASS"))
+            if claimed_coefficient is not None:
+                checks.append(V.claimed_check(with_data, cstar, claimed_coefficient))
+            if reference:
+                checks.append(V.reference_check(M, with_data, [r for r in ref if r.ok],
+                                                reference, T, len(mats)))
+                pooled.append(([r.final_regret["komiyama"] for r in with_data if r.steps == T],
+                               [r.final_regret["komiyama"] for r in ref if r.ok]))
+        cw = condorcet_winner(M)
+        reports.append(MatrixReport(names[mi], M.K, M.content_hash(), user, checks, ref,
+                                    condorcet_winner=None if cw is None else int(cw),
+                                    copeland_winners=[int(i) for i in copeland_winners(M)],
+                                    arms=list(M.arms) if M.arms else None, twin=twin))
+    suite = []
+    if reference and len(pooled) > 0:
+        suite.append(V.pooled_reference_check(pooled, reference, seed=seed))
+    isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
+                 "child process from a fresh interpreter; environment, record and verdicts "
+                 "in the judge")
+    return VerifyReport(name or spec, detected, T, runs, seed, reference, claimed_coefficient,
+                        reports, time.perf_counter() - start, exhausted, master, suite,
+                        _reasons(reports), env_error, isolation)
+
+
+# --------------------------------------------------------------------------------------
+# The Hodges–Lehmann regret ratio and its exact Mann–Whitney interval.
+# --------------------------------------------------------------------------------------
 
 def mann_whitney_null_counts(n: int, m: int) -> np.ndarray:
     """Exact null distribution of the Mann–Whitney U statistic, as counts.
@@ -553,176 +733,3 @@ def regret_ratio_interval(x, y, confidence: float = 1 - 2 * REFERENCE_ALPHA
     if k == 0:
         return est, 0.0, math.inf
     return est, float(np.exp(D[k - 1])), float(np.exp(D[D.size - k]))
-
-
-def _reference_check(ok: list[RunOutcome], ref: list[RunOutcome], name: str) -> Check:
-    from scipy import stats
-
-    ref_ok = [r for r in ref if r.ok]
-    if not ref_ok:
-        return Check("reference", "WARN", f"reference {name} produced no run", {})
-    x = np.array([r.final_regret["komiyama"] for r in ok])
-    y = np.array([r.final_regret["komiyama"] for r in ref_ok])
-    ratio = float(np.median(x) / np.median(y)) if np.median(y) > 0 else float("inf")
-    p = float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
-    stat = {"median_user": float(np.median(x)), "median_reference": float(np.median(y)),
-            "median_ratio": ratio, "p_value_greater": p}
-    msg = f"median R(T) {np.median(x):.4g} vs {name} {np.median(y):.4g} " \
-          f"(ratio {ratio:.3g}, Mann-Whitney p = {p:.3g})"
-    if (x > 0).all() and (y > 0).all():
-        level = 1 - 2 * REFERENCE_ALPHA
-        hl, lo, hi = regret_ratio_interval(x, y, level)
-        equivalent = EQUIVALENCE[0] <= lo and hi <= EQUIVALENCE[1]
-        stat.update(hl_ratio=hl, ratio_interval=[lo, hi], interval_level=level,
-                    equivalent=bool(equivalent))
-        msg += (f"; HL ratio {hl:.3g}, {level:.0%} interval [{lo:.3g}, {hi:.3g}]"
-                + (f" — equivalent within [{EQUIVALENCE[0]:.3g}, {EQUIVALENCE[1]:.3g}]"
-                   if equivalent else ""))
-    if p <= REFERENCE_ALPHA and ratio > RATIO_WARN:
-        return Check("reference", "WARN", msg + " — significantly worse", stat)
-    return Check("reference", "PASS", msg, stat)
-
-
-def _c_star(M: PreferenceMatrix) -> tuple[float | None, str | None]:
-    try:
-        from duelbound.solvers.lower_bound import lower_bound
-
-        return float(lower_bound(M, certify=False).value), None
-    except Exception as exc:  # reported in the check, never hidden
-        return None, f"{type(exc).__name__}: {exc}"
-
-
-# --------------------------------------------------------------------------------------
-# Entry point.
-# --------------------------------------------------------------------------------------
-
-def load_factory(spec: str) -> Callable:
-    """``"package.module:factory"`` -> the factory object (a bundled name stays a str)."""
-    import importlib
-
-    from .simulator import ALGORITHMS
-
-    if spec in ALGORITHMS:
-        return spec
-    mod_name, sep, attr = spec.partition(":")
-    if not sep or not attr:
-        raise DuelboundError(f"expected MODULE:FACTORY or a bundled algorithm name, got {spec!r}")
-    try:
-        mod = importlib.import_module(mod_name)
-    except ImportError as exc:
-        raise DuelboundError(f"cannot import {mod_name!r}: {exc}") from None
-    try:
-        return getattr(mod, attr)
-    except AttributeError:
-        raise DuelboundError(f"module {mod_name!r} has no attribute {attr!r}") from None
-
-
-def _as_matrices(matrices: Sequence[Any] | None) -> list[PreferenceMatrix]:
-    out = []
-    for m in matrices or DEFAULT_MATRICES:
-        if isinstance(m, PreferenceMatrix):
-            out.append(m)
-        elif isinstance(m, str):
-            out.append(examples.load(m))
-        else:
-            out.append(PreferenceMatrix(m))
-    return out
-
-
-def _run_seed(seed: int, m: int, r: int) -> int:
-    return int(np.random.SeedSequence([seed, m, r]).generate_state(1)[0])
-
-
-def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *, T: int = 20_000,
-           runs: int = 4, reference: str | None = None, protocol: str = "select",
-           claimed_coefficient: float | None = None, time_limit: float = 120.0,
-           budget: float = 900.0, seed: int = 0, workers: int | None = None,
-           name: str | None = None) -> VerifyReport:
-    """Verify a dueling-bandit algorithm on a suite of matrices.
-
-    Parameters
-    ----------
-    factory : callable or str
-        ``factory(K, T, seed)`` -> select/update object (``protocol="select"``) or
-        ``run(duel, T)`` callable (``protocol="duel"``); or a bundled algorithm name.
-    matrices : sequence, optional
-        PreferenceMatrix objects, bundled example names or arrays; default
-        :data:`DEFAULT_MATRICES`.
-    T, runs : int
-        Horizon and runs per matrix.  Run r of matrix m passes the seed
-        s = SeedSequence([seed, m, r]) to the factory; the environment draws from an
-        independent stream (:func:`environment_seed`), so an algorithm that seeds its
-        generator with s cannot see the environment's coin flips.
-    reference : str, optional
-        Bundled algorithm for the two-sample comparison (its runs use the same s).
-    protocol : {"select", "duel"}
-    claimed_coefficient : float, optional
-        The coefficient of log T the implementation claims (komiyama convention).
-    time_limit : float
-        Seconds per run; a slower run is killed and reported.
-    budget : float
-        Wall-clock seconds for everything; runs not started by then are reported
-        as skipped (WARN).
-    workers : int, optional
-        Runs in parallel (default: number of CPUs).
-
-    Returns
-    -------
-    VerifyReport
-        ``.table()`` and ``.to_dict()``; ``.verdict`` is the worst verdict.
-    """
-    from .environment import check_horizon
-    from .simulator import ALGORITHMS
-
-    T = check_horizon(T)
-    if runs < 1:
-        raise DuelboundError(f"runs must be >= 1, got {runs}")
-    if protocol not in ("select", "duel"):
-        raise DuelboundError(f"protocol must be 'select' or 'duel', got {protocol!r}")
-    if reference is not None and reference not in ALGORITHMS:
-        raise DuelboundError(f"unknown reference {reference!r}; choose from "
-                             f"{', '.join(ALGORITHMS)}")
-    if isinstance(factory, str):
-        if factory not in ALGORITHMS:
-            raise DuelboundError(f"unknown bundled algorithm {factory!r}")
-        kind = "bundled"
-    elif callable(factory):
-        kind = protocol
-    else:
-        raise DuelboundError("factory must be callable or a bundled algorithm name")
-    label = name or (factory if isinstance(factory, str)
-                     else getattr(factory, "__qualname__", repr(factory)))
-    mats = _as_matrices(matrices)
-    workers = workers or mp.cpu_count()
-    start = time.perf_counter()
-    jobs: list[_Job] = []
-    for mi, M in enumerate(mats):
-        vals = M.values.tolist()
-        for r in range(runs):
-            s = _run_seed(seed, mi, r)
-            jobs.append(_Job(("user", mi, r), kind, factory, vals, T, s))
-            if reference is not None:
-                jobs.append(_Job(("ref", mi, r), "bundled", reference, vals, T, s))
-        if kind != "bundled":  # determinism: run 0 again with the same seed
-            jobs.append(_Job(("twin", mi, 0), kind, factory, vals, T, _run_seed(seed, mi, 0)))
-    results, exhausted = _run_jobs(jobs, time_limit, budget, workers, start)
-    reports = []
-    for mi, M in enumerate(mats):
-        user = [results[("user", mi, r)] for r in range(runs)]
-        ref = [results[("ref", mi, r)] for r in range(runs)] if reference else []
-        checks = [_protocol_check(user, results.get(("twin", mi, 0)))]
-        ok = [r for r in user if r.ok]
-        if ok:
-            share = _share_check(ok, T)
-            checks.append(share)
-            checks.append(_linear_check(ok, T, share.statistic["late_share"]))
-            cstar, err = _c_star(M)
-            checks += _bound_checks(ok, T, cstar, err, claimed_coefficient)
-            if reference:
-                checks.append(_reference_check(ok, ref, reference))
-        reports.append(MatrixReport(M.name or f"matrix{mi}", M.K, M.content_hash(), user,
-                                    checks, ref))
-    return VerifyReport(str(label), "bundled" if kind == "bundled" else protocol, T, runs, seed,
-                        reference, claimed_coefficient, reports,
-                        time.perf_counter() - start, exhausted)
-

@@ -1,4 +1,4 @@
-"""Reference simulator: run the seeds' algorithms on a preference matrix (SPEC §6).
+"""Reference simulator: run the seeds' algorithms on a preference matrix (docs/math.md §9).
 
 >>> from duelbound.theory import examples
 >>> rec = run_single(examples.load("cyclic"), "rucb", T=1000, seed=0)
@@ -16,8 +16,10 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
 
 import numpy as np
 
@@ -28,16 +30,30 @@ from . import alg_ccb, alg_dts, alg_rmed, alg_rucb, alg_savage, alg_scb, alg_uni
 from .alg_common import AlgorithmSpec
 from .environment import make_env, make_rng
 from .policy import run_policy
-from .records import RunRecord, SimulationResult, plot_results, record_from_env
+from .records import (
+    RunRecord,
+    SimulationResult,
+    algorithm_label,
+    plot_results,
+    record_from_env,
+)
 
 __all__ = ["ALGORITHMS", "run_single", "simulate", "run_policy", "RunRecord",
-           "SimulationResult", "plot_results", "get_algorithm", "matrix_bounds"]
+           "SimulationResult", "plot_results", "get_algorithm", "matrix_bounds", "warm_up",
+           "compiled_code_cached", "feedback_enabled", "progress_bar", "COMPILE_NOTICE"]
+
+#: The line printed on stderr when numba has to compile a runner (cold cache).
+COMPILE_NOTICE = "compiling the simulator (first run only, ~1 min)"
+#: Seconds after which a warm-up still running is taken for a compilation (fallback when
+#: numba's on-disk cache cannot be inspected, or is stale in a way its index does not show).
+_COMPILE_NOTICE_AFTER = 3.0
 
 _SPECS: list[AlgorithmSpec] = [
-    alg_ccb.SPEC, alg_scb.SPEC, alg_rmed.CW_SPEC, alg_rmed.ECW_SPEC, alg_dts.SPEC,
-    alg_dts.PLUS_SPEC, alg_savage.SPEC, alg_rucb.SPEC, alg_rmed.RMED1_SPEC, alg_uniform.SPEC,
+    alg_ccb.ALGORITHM, alg_scb.ALGORITHM, alg_rmed.CW_SPEC, alg_rmed.ECW_SPEC,
+    alg_dts.ALGORITHM, alg_dts.PLUS_SPEC, alg_savage.ALGORITHM, alg_rucb.ALGORITHM,
+    alg_rmed.RMED1_SPEC, alg_uniform.ALGORITHM,
 ]
-#: name -> :class:`AlgorithmSpec`, in SPEC §6 order (iterating gives the names).
+#: name -> :class:`AlgorithmSpec`, in docs/math.md §9 order (iterating gives the names).
 ALGORITHMS: dict[str, AlgorithmSpec] = {s.name: s for s in _SPECS}
 
 
@@ -121,6 +137,98 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     return out
 
 
+def feedback_enabled(progress: bool | None) -> bool:
+    """Whether progress bars and notices go to stderr: ``progress`` if given, else only when
+    stderr is a terminal."""
+    if progress is not None:
+        return bool(progress)
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+def progress_bar(total: int, desc: str, enabled: bool | None, unit: str = "run") -> Any:
+    """A tqdm bar on stderr, shown per :func:`feedback_enabled` (``enabled``).
+
+    On a terminal it redraws in place; when forced on a non-terminal stderr (a log file,
+    ``--progress``) it writes a plain status line at most every 30 s.
+    """
+    from tqdm.auto import tqdm
+
+    on = feedback_enabled(enabled)
+    tty = feedback_enabled(None)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not on, file=sys.stderr,
+                dynamic_ncols=tty, smoothing=0.1, mininterval=0.1 if tty else 30.0,
+                ascii=not tty)
+
+
+def compiled_code_cached(algorithm: str) -> bool | None:
+    """Whether numba's on-disk cache holds a compiled runner of ``algorithm`` for its current
+    source (True), holds none (False), or cannot be inspected (None).
+
+    Reads the dispatcher's cache index (the file numba itself loads; an index whose source
+    stamp differs from the module file is stale and counts as empty).  Callees edited since
+    are not tracked by numba either (docs/simulator.md, "Tests").
+    """
+    runner = get_algorithm(algorithm).runner
+    try:
+        if runner.signatures:  # already compiled (or loaded) in this process
+            return True
+        return bool(runner._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 -- numba internals may change: no prediction
+        return None
+
+
+def warm_up(M, algorithm: str, params: dict | None = None, *, notice: bool = True,
+            stream=None) -> float:
+    """Compile the runner of ``algorithm`` (or load it from numba's cache) with a 10-duel run.
+
+    When it has to compile, :data:`COMPILE_NOTICE` is written to ``stream`` (stderr) once:
+    at once if :func:`compiled_code_cached` says the cache is cold, else after
+    3 s if the warm-up is still running.
+
+    Parameters
+    ----------
+    M : PreferenceMatrix or array-like
+    algorithm : str
+    params : dict, optional
+    notice : bool
+        Write the notice at all.
+    stream : file, optional
+        Where the notice goes (default ``sys.stderr``).
+
+    Returns
+    -------
+    float
+        Seconds spent.
+    """
+    stream = sys.stderr if stream is None else stream
+    said = threading.Event()
+
+    def say() -> None:
+        if notice and not said.is_set():
+            said.set()
+            stream.write(COMPILE_NOTICE + "\n")
+            stream.flush()
+
+    start = time.perf_counter()
+    cached = compiled_code_cached(algorithm)
+    timer = None
+    if cached is False:
+        say()
+    elif cached is None or not get_algorithm(algorithm).runner.signatures:
+        timer = threading.Timer(_COMPILE_NOTICE_AFTER, say)
+        timer.daemon = True
+        timer.start()
+    try:
+        run_single(M, algorithm, 10, 0, params)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return time.perf_counter() - start
+
+
 def run_seeds(seed: int, runs: int) -> list[int]:
     """Per-run seeds derived from ``seed`` (SeedSequence), so each run can be replayed."""
     make_rng(seed)  # validates
@@ -141,7 +249,8 @@ def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | Non
     processes : int, optional
         Worker processes (default: min(runs, CPU count)); 1 runs in this process.
     progress : bool, optional
-        tqdm bar over runs; default on only when stderr is a terminal.
+        tqdm bar over runs on stderr, and the one-line :data:`COMPILE_NOTICE` when numba
+        has to compile; default on only when stderr is a terminal.
     bounds : bool
         Also compute C* and C^E* (for the plot) with :mod:`duelbound.solvers`.
     """
@@ -152,14 +261,12 @@ def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | Non
         raise DuelboundError(f"runs must be a positive integer, got {runs!r}")
     seeds = run_seeds(seed, int(runs))
     procs = min(int(runs), os.cpu_count() or 1) if processes is None else int(processes)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=len(seeds), desc=spec.name, disable=not progress, unit="run")
+    progress = feedback_enabled(progress)
     start = time.perf_counter()
     # Compile (or load from cache) in the parent first: forked workers inherit it.
-    run_single(M, spec.name, 10, 0, params)
+    warm_up(M, spec.name, params, notice=progress)
+    bar = progress_bar(len(seeds), algorithm_label(spec.name, spec.defaults | (params or {})),
+                       progress)
     records: dict[int, RunRecord] = {}
     payloads = [(M, spec.name, T, s, params, checkpoints) for s in seeds]
     if procs <= 1 or len(seeds) == 1:
@@ -177,4 +284,5 @@ def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | Non
     wall = time.perf_counter() - start
     return SimulationResult.from_records(
         [records[k] for k in range(len(seeds))], matrix_name=M.name or "", K=M.K,
-        seed=int(seed), wall_time=wall, bounds=matrix_bounds(M) if bounds else None)
+        seed=int(seed), wall_time=wall, bounds=matrix_bounds(M) if bounds else None,
+        arms=M.arms)

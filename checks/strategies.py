@@ -26,7 +26,7 @@ max-flow construction and then reverse drawn 3-cycles, which keeps all scores.
 
 References
 ----------
-SPEC §1 (model, Assumption A); [Z15] Lemma 7 (feasible (C, L1) combinations).
+docs/math.md §1 (model, Assumption A); [Z15] Lemma 7 (feasible (C, L1) combinations).
 """
 
 from __future__ import annotations

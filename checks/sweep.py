@@ -33,7 +33,6 @@ import logging
 import math
 import os
 import socket
-import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +43,7 @@ from typing import Any
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
-from .store import SweepStore
+from .store import SweepStore, sweep_lock
 
 __all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
            "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
@@ -400,12 +399,126 @@ class SweepResult:
             return [r for r in st.runs(status) if r["task_key"] in keys]
 
     def dataframe(self, status: str | None = "ok") -> Any:
-        """:meth:`records` as a pandas DataFrame (needs pandas)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise DuelboundError("dataframe() needs pandas (pip install pandas)") from None
-        return pd.DataFrame.from_records(self.records(status))
+        """:meth:`records` as a pandas DataFrame, one row per stored row (needs
+        ``duelbound[pandas]``); :meth:`to_pandas` gives the tidy form."""
+        from duelbound.frames import records_to_frame
+
+        return records_to_frame(self.records(status))
+
+    def to_pandas(self, kind: str = "final", status: str | None = "ok") -> Any:
+        """The grid's rows in the store as a tidy :class:`pandas.DataFrame`.
+
+        Parameters
+        ----------
+        kind : {"final", "regret"}
+            Simulation sweeps: ``"final"`` gives one row per (run, convention) with the final
+            regret R(T); ``"regret"`` one row per (run, checkpoint t, convention).  Bound
+            sweeps have one row per matrix (C*, its certificate status, C^E*) whatever
+            ``kind``.
+        status : {"ok", "failed", None}
+            Which rows (None: all; failed rows have no regret, only ``error``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``matrix`` (name), ``matrix_hash``, ``K``, ``algorithm``, ``params``
+            (JSON text), ``T``, ``run``, ``seed``, ``status``, ``convention``, ``t``,
+            ``regret``, ``wall_time``, ``worker``, ``error``.
+
+        Raises
+        ------
+        DuelboundError
+            pandas is missing (the message names the extra ``duelbound[pandas]``).
+        """
+        from duelbound.frames import records_to_frame, require_pandas
+
+        require_pandas()
+        if kind not in ("final", "regret"):
+            raise DuelboundError(f"unknown kind {kind!r}: use 'final' or 'regret'")
+        return records_to_frame(self._tidy(kind, status))
+
+    def _tidy(self, kind: str, status: str | None) -> list[dict[str, Any]]:
+        from duelbound.theory.regret import CONVENTIONS
+
+        with SweepStore(self.store, readonly=True) as st:
+            names = st.matrix_names()
+            sizes = {h: M.K for h, M in st.matrices().items()}
+        rows = self.records(status)
+        if self.kind == "bounds":
+            return [{"matrix": names.get(r["matrix_hash"]), "matrix_hash": r["matrix_hash"],
+                     "K": sizes.get(r["matrix_hash"]), "status": r["status"],
+                     "c_star": r["c_star"], "certificate": (r["result"] or {}).get(
+                         "certificate"), "c_ecw": r["c_ecw"], "wall_time": r["wall_time"],
+                     "error": r["error"]} for r in rows]
+        out = []
+        for r in rows:
+            ident = {"matrix": names.get(r["matrix_hash"]), "matrix_hash": r["matrix_hash"],
+                     "K": sizes.get(r["matrix_hash"]), "algorithm": r["algorithm"],
+                     "params": json.dumps(r["params"], sort_keys=True), "T": r["T"],
+                     "run": r["run"], "seed": r["seed"], "status": r["status"],
+                     "wall_time": r["wall_time"], "worker": r["worker"], "error": r["error"]}
+            if r["status"] != "ok":
+                out.append(ident)
+            elif kind == "final":
+                out += [{**ident, "convention": c, "regret": r[f"final_{c}"]}
+                        for c in CONVENTIONS]
+            else:
+                out += [{**ident, "convention": c, "t": t, "regret": y}
+                        for c in CONVENTIONS if c in r["regret"]
+                        for t, y in zip(r["checkpoints"], r["regret"][c])]
+        return out
+
+    def summary_rows(self) -> list[dict[str, Any]]:
+        """Per (matrix, algorithm, params, T) of this grid: finished runs, failures, mean and
+        std of R(T) (komiyama); per matrix for a bound sweep.  No solver is called."""
+        import numpy as np
+
+        with SweepStore(self.store, readonly=True) as st:
+            names = st.matrix_names()
+        if self.kind == "bounds":
+            return [{"matrix": names.get(r["matrix_hash"]), "status": r["status"],
+                     "C*": r["c_star"], "C^E*": r["c_ecw"]} for r in self.records(None)]
+        groups: dict[tuple, list] = {}
+        for r in self.records(None):
+            params = ", ".join(f"{k}={v}" for k, v in sorted(r["params"].items()))
+            key = (names.get(r["matrix_hash"]), r["algorithm"] + (f" ({params})"
+                                                                  if params else ""), r["T"])
+            groups.setdefault(key, []).append(r)
+        out = []
+        for (matrix, alg, T), rows in groups.items():
+            v = np.array([r["final_komiyama"] for r in rows if r["status"] == "ok"], float)
+            out.append({"matrix": matrix, "algorithm": alg, "T": T, "runs": int(v.size),
+                        "failed": len(rows) - int(v.size),
+                        "mean R(T)": float(v.mean()) if v.size else None,
+                        "std": float(v.std(ddof=1)) if v.size > 1 else None})
+        return out
+
+    def _caption(self) -> str:
+        rate = "" if not self.completed else f", {self.throughput:.3g} tasks/s"
+        return (f"{self.kind} sweep: {self.total} tasks, {self.completed} done now, "
+                f"{self.skipped} already stored, {len(self.failed)} failed{rate} "
+                f"(store {Path(self.store).name})")
+
+    def __repr__(self) -> str:
+        from duelbound.frames import short_repr
+
+        return short_repr("SweepResult", store=self.store, kind=self.kind, total=self.total,
+                          completed=self.completed, skipped=self.skipped,
+                          failed=len(self.failed), elapsed=self.elapsed)
+
+    def _repr_html_(self) -> str:
+        from duelbound.frames import html_table
+
+        rows = self.summary_rows()
+        return html_table(rows, list(rows[0]) if rows else ["matrix"],
+                          caption=self._caption())
+
+    def _repr_markdown_(self) -> str:
+        from duelbound.frames import markdown_table
+
+        rows = self.summary_rows()
+        return markdown_table(rows, list(rows[0]) if rows else ["matrix"],
+                              caption=self._caption())
 
     def to_dict(self) -> dict[str, Any]:
         return {"store": self.store, "kind": self.kind, "total": self.total,
@@ -415,11 +528,9 @@ class SweepResult:
 
 
 def _progress(total: int, enabled: bool | None, desc: str) -> Any:
-    from tqdm.auto import tqdm
+    from .simulator import progress_bar
 
-    # enabled=None: a bar only on a terminal (tqdm's disable=None)
-    return tqdm(total=total, unit="task", desc=desc, dynamic_ncols=True, smoothing=0.1,
-                disable=None if enabled is None else not enabled, file=sys.stderr)
+    return progress_bar(total, desc, enabled, unit="task")
 
 
 class _Capacity:
@@ -539,6 +650,23 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     return failures
 
 
+def _warm_up(tasks: Iterator[SweepTask] | Any, by_hash: dict[str, PreferenceMatrix],
+             progress: bool | None) -> None:
+    """Compile the simulator's runners of the grid in the client when numba's on-disk cache
+    lacks them (with the one-line notice), so that the local workers load them from the
+    cache instead of each compiling them."""
+    from .simulator import compiled_code_cached, feedback_enabled, warm_up
+
+    first: dict[str, SweepTask] = {}
+    for t in tasks:
+        if ":" not in t.algorithm:
+            first.setdefault(t.algorithm, t)
+    for alg, t in first.items():
+        if compiled_code_cached(alg) is not True:
+            warm_up(by_hash[t.matrix_hash], alg, t.params or None,
+                    notice=feedback_enabled(progress))
+
+
 def _failed_rows(store: str | Path, key: str) -> list[dict[str, Any]]:
     with SweepStore(store, readonly=True) as st:
         return [dict(r) for r in st._conn.execute(
@@ -585,6 +713,15 @@ def sweep(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: in
     store may live on a local disk even when the workers are on other hosts.
     """
     tasks = grid(matrices, algorithms, T, runs, seed, params, checkpoints)
+    with sweep_lock(store):
+        return _run_grid(tasks, matrices, store, scheduler=scheduler, workers=workers,
+                         retries=retries, retry_failed=retry_failed, progress=progress)
+
+
+def _run_grid(tasks: list[SweepTask], matrices: Sequence[PreferenceMatrix], store: str | Path,
+              *, scheduler: str | None, workers: int | None, retries: int, retry_failed: bool,
+              progress: bool | None) -> SweepResult:
+    """The body of :func:`sweep`, run while the store is locked."""
     _prepare(store, matrices)
     with SweepStore(store) as st:
         old_failed = set() if retry_failed else st.keys("failed")
@@ -602,6 +739,8 @@ def sweep(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: in
         return result
     jobs = {k: (execute_run, (by_hash[t.matrix_hash], t.algorithm, t.T, t.seed, t.params,
                               t.checkpoints)) for k, t in todo.items()}
+    if scheduler is None:  # local workers share this machine's numba cache: fill it once
+        _warm_up(todo.values(), by_hash, progress)
     with SweepStore(store) as st:
         def on_done(key: str, out: dict[str, Any], attempts: int) -> None:
             t = todo[key].to_dict()
@@ -633,6 +772,15 @@ def bounds_sweep(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
     """
     if not matrices:
         raise DuelboundError("give at least one matrix")
+    with sweep_lock(store):
+        return _run_bounds(matrices, store, scheduler=scheduler, workers=workers,
+                           retries=retries, retry_failed=retry_failed, progress=progress)
+
+
+def _run_bounds(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
+                scheduler: str | None, workers: int | None, retries: int, retry_failed: bool,
+                progress: bool | None) -> SweepResult:
+    """The body of :func:`bounds_sweep`, run while the store is locked."""
     _prepare(store, matrices)
     with SweepStore(store) as st:
         done = st.keys("ok", "bounds") | (set() if retry_failed
@@ -831,16 +979,41 @@ def bounds_report_table(store: str | Path) -> Any:
                  footnotes=foot, convention="komiyama")
 
 
-def plot_report(store: str | Path, path: str | Path, convention: str = "komiyama") -> None:
-    """Mean regret curves per algorithm (one panel per matrix and T) with C*·ln t.
+def _with_defaults(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A simulator algorithm's parameters with its paper defaults filled in (plugins: as
+    given), so that labels say what actually ran."""
+    if ":" in algorithm:
+        return dict(params)
+    from .simulator import ALGORITHMS
 
-    Runs whose checkpoints differ from the group's first run are left out of the mean.
+    spec = ALGORITHMS.get(algorithm)
+    return {**(spec.defaults if spec is not None else {}), **params}
+
+
+def plot_report(store: str | Path, path: str | Path | None, convention: str = "komiyama",
+                log_y: bool = False) -> Any:
+    """Regret curves of a store: one panel per (matrix, T), one curve per algorithm.
+
+    Each curve is the mean over the runs with a shaded band between the 10 % and 90 %
+    quantiles over the runs, labelled with the algorithm and its parameters; C*·ln t and
+    C^E*·ln t are drawn in the komiyama convention.  Panels wrap after three columns and
+    the image stays below a few megapixels (:func:`duelbound.checks.records.regret_figure`).
+    Runs whose checkpoints differ from the group's first run are left out.
+
+    Parameters
+    ----------
+    store : path of the store.
+    path : output file (``.png``, ``.svg``, ``.pdf``), or None to only return the figure.
+    convention : regret convention of the curves.
+    log_y : logarithmic regret axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from .records import Curve, algorithm_label, regret_figure
 
     summary = {(s["matrix_hash"], s["T"]): s for s in summarise(store, convention)}
     with SweepStore(store, readonly=True) as st:
@@ -849,30 +1022,22 @@ def plot_report(store: str | Path, path: str | Path, convention: str = "komiyama
         for r in st.iter_runs("ok", fields=["matrix_hash", "algorithm", "params", "T",
                                             "checkpoints", "regret"]):
             key = (r["matrix_hash"], r["T"])
-            alg = r["algorithm"] + (f" {json.dumps(r['params'])}" if r["params"] else "")
+            alg = algorithm_label(r["algorithm"], _with_defaults(r["algorithm"], r["params"]))
             curves.setdefault(key, {}).setdefault(alg, []).append(
                 (r["checkpoints"], r["regret"][convention]))
     if not curves:
         raise DuelboundError(f"{store} holds no finished run to plot")
-    fig, axes = plt.subplots(1, len(curves), figsize=(5.5 * len(curves), 4.2), squeeze=False)
-    for ax, (key, algs) in zip(axes[0], sorted(curves.items()), strict=True):
+    panels = []
+    for key, algs in sorted(curves.items(), key=lambda kv: (summary[kv[0]]["K"],
+                                                           names.get(kv[0][0], ""), kv[0])):
+        lines = []
         for alg, runs in sorted(algs.items()):
             cps = runs[0][0]
             ys = np.array([y for c, y in runs if c == cps], dtype=np.float64)
-            ax.plot(cps, ys.mean(axis=0), label=f"{alg} (n={len(ys)})")
-        c_star = summary[key]["c_star"]
-        t = np.geomspace(2, key[1], 200)
-        if c_star is not None:
-            ax.plot(t, c_star * np.log(t), "k--", label="C* ln t")
-        ax.set_xscale("log")
-        ax.set_xlabel("t")
-        ax.set_ylabel(f"mean cumulative regret ({convention})")
-        ax.set_title(f"{names.get(key[0], key[0][:12])}, T = {key[1]}")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
-    finally:
-        plt.close(fig)
+            lines.append(Curve.from_runs(alg, cps, ys))
+        s = summary[key]
+        bounds = {"C*": s["c_star"], "C^E*": s["c_ecw"]}
+        panels.append((f"{names.get(key[0], key[0][:12])} (K = {s['K']}), T = {key[1]}",
+                       lines, {k: v for k, v in bounds.items() if v is not None}))
+    return regret_figure(panels, None if path is None else str(path), convention=convention,
+                         log_y=log_y)

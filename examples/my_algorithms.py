@@ -52,7 +52,7 @@ class _Counts:
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """U, L of [Z15]/[W16] with x/0 := 1 in U and 0 in L, u_ii = l_ii = 1/2.
 
-        ln t is taken at the duel about to be played, t = (duels so far) + 1: SPEC §6
+        ln t is taken at the duel about to be played, t = (duels so far) + 1: docs/math.md §9
         counts duels from 1, as the compiled simulator does (``env.clock[0] + 1``).
         """
         N = self.W + self.W.T
@@ -110,7 +110,7 @@ class DTS:
 
 
 class CCB:
-    """Copeland Confidence Bound, [Z15] Alg. 1 (α = 0.51) as read in SPEC §6.
+    """Copeland Confidence Bound, [Z15] Alg. 1 (α = 0.51) as read in docs/math.md §9.
 
     Follows the compiled ``checks/alg_ccb.py`` step for step (same reading, its own
     random stream): ln t at the duel about to be played, and an empty B^c as the
@@ -190,7 +190,7 @@ class CCB:
         c = int(rng.choice(sorted(cands)))
         use_b = self.use_beaters and rng.random() < 0.5
         if use_b and not self.Bi[c] and self.empty_beaters == "all":
-            use_b = False  # SPEC §6 reading (as checks/alg_ccb.py): empty B^c -> all arms
+            use_b = False  # docs/math.md §9 reading (as checks/alg_ccb.py): empty B^c -> all arms
         opponents = self.Bi[c] if use_b else set(range(K))
         self.beater_duels += bool(use_b and self.Bi[c])
         pool = [j for j in opponents if L[j, c] <= 0.5]

@@ -1,4 +1,6 @@
-"""duelbound.solvers — the regret lower bound C* and ECW-RMED's C^E* ([K16] §3–4, SPEC §2–3).
+"""duelbound.solvers — the regret lower bound C* and ECW-RMED's C^E* ([K16] §3–4).
+
+Definitions: docs/math.md §5–§6.
 
 Public API: :func:`lower_bound` (LP via PuLP + HiGHS, exact certificate),
 :func:`ecw_bound` (sorted threshold, numba core), :func:`in_region` (sorting oracle).
@@ -8,6 +10,7 @@ Public API: :func:`lower_bound` (LP via PuLP + HiGHS, exact certificate),
 from .bound_terms import BOUNDS, BoundTerm, upper_bound, upper_bounds
 from .comparison import BoundTable, bound_table
 from .ecw import ECWBoundResult, ecw_bound, ecw_core, ecw_winner_core, threshold_core
+from .interval import BoundInterval, IntervalReport, PairUncertainty, lower_bound_interval
 from .lower_bound import LowerBoundResult, lower_bound  # the function shadows the module name
 from .oracle import Constraint, cw_oracle_core, ecw_oracle_core, in_region, tight_constraints
 from .tables import Column, Table, render
@@ -19,3 +22,4 @@ __all__ = [
 ]
 __all__ += ["bound_table", "BoundTable", "Table", "Column", "render", "BOUNDS", "BoundTerm",
             "upper_bound", "upper_bounds"]
+__all__ += ["lower_bound_interval", "IntervalReport", "BoundInterval", "PairUncertainty"]

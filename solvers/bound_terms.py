@@ -1,4 +1,4 @@
-"""Upper-bound terms of the Copeland dueling-bandit algorithms (SPEC §5).
+"""Upper-bound terms of the Copeland dueling-bandit algorithms (docs/math.md §7).
 
 Every bound is one function ``f(M, **params) -> BoundTerm`` registered in
 :data:`BOUNDS` under its name.  A :class:`BoundTerm` carries the number *and*
@@ -26,8 +26,8 @@ d-ts-th1-loglog     log log T coefficient of (6)                [W16] Th. 1, Cor
 savage              O(K²/Δ_min² · log T)                        [U13]
 ==================  ==========================================  =====================
 
-Δ is Δ_min throughout (SPEC §5): for CCB this is *looser* than the gap of
-[Z15] App. E, which the seed does not contain; [K16] §4.4 makes the same choice.
+Δ is Δ_min throughout (docs/math.md §7): for CCB this is *looser* than the gap of
+[Z15] App. E; [K16] §4.4 makes the same choice.
 
 Examples
 --------
@@ -41,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import math
@@ -50,11 +51,12 @@ from typing import Any
 
 import numpy as np
 
+from duelbound.frames import html_table, markdown_table, records_to_frame
 from duelbound.theory import structure as st
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 from duelbound.theory.kl import kl_bernoulli, kl_half
 from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import check_convention, conversion_factor, ratio_range
+from duelbound.theory.regret import Conversion, check_convention, convert
 
 __all__ = [
     "KIND_LOG_T", "KIND_LOGLOG_T", "KIND_ORDER", "KINDS", "AssumptionCheck", "BoundTerm",
@@ -68,7 +70,7 @@ __all__ = [
 KIND_LOG_T = "exact coefficient of log T"
 KIND_LOGLOG_T = "coefficient of log log T"
 KIND_ORDER = "order term (no constant)"
-#: The three kinds of bound terms (SPEC §5).
+#: The three kinds of bound terms (docs/math.md §7).
 KINDS = (KIND_LOG_T, KIND_LOGLOG_T, KIND_ORDER)
 
 #: Paper defaults: α = 0.51 is the CCB / D-TS parameter used in [K16] §5 and
@@ -99,30 +101,8 @@ class AssumptionCheck:
 
 
 @dataclass(frozen=True)
-class Conversion:
-    """A bound value restated in another regret convention.
-
-    ``factor`` multiplies the native value (None for order terms and sample
-    complexities, which are not converted); ``exact`` is False when the factor is
-    the largest per-pair ratio (:func:`duelbound.theory.regret.ratio_range`),
-    which still gives a valid upper bound.
-    """
-
-    value: float
-    convention: str | None
-    factor: float | None
-    exact: bool
-    note: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"value": _finite_or_str(self.value), "convention": self.convention,
-                "factor": self.factor,
-                "exact": self.exact, "note": self.note}
-
-
-@dataclass(frozen=True)
 class BoundTerm:
-    """One upper-bound term of one algorithm on one matrix (SPEC §5).
+    """One upper-bound term of one algorithm on one matrix (docs/math.md §7).
 
     Attributes
     ----------
@@ -185,7 +165,7 @@ class BoundTerm:
         return [a for a in self.assumptions if a.holds is False]
 
     def converted(self, M: PreferenceMatrix, convention: str) -> Conversion:
-        """This bound in ``convention`` (SPEC §1: every table shows the factor).
+        """This bound in ``convention`` (docs/math.md §4: every table shows the factor).
 
         Exact log T / log log T coefficients of regret are multiplied by the
         constant factor between the conventions (komiyama ↔ zoghi: 2), or, for
@@ -199,6 +179,59 @@ class BoundTerm:
                    else "sample complexity (number of duels): no regret convention")
             return Conversion(self.value, self.convention, None, True, why)
         return _convert(self.value, M, self.convention, convention, upper=True)
+
+    def in_convention(self, convention: str, M: PreferenceMatrix | None = None) -> BoundTerm:
+        """This bound restated exactly in ``convention`` (a new record; ``value`` converted).
+
+        komiyama <-> zoghi is the exact factor 2; ``binary`` needs ``M`` and is
+        refused (DuelboundError) unless the per-pair ratio is constant on it — use
+        :meth:`converted` for the loose but valid value tables show.  Order terms
+        keep their value (no constant to convert); sample complexities and
+        SAVAGE (no convention) are returned unchanged.
+
+        Examples
+        --------
+        >>> from duelbound.theory import examples
+        >>> b = upper_bound(examples.load("cyclic"), "ccb").in_convention("komiyama")
+        >>> round(b.value, 9), b.convention
+        (800.0, 'komiyama')
+        """
+        check_convention(convention)
+        if self.convention is None or self.convention == convention:
+            return self
+        if self.kind == KIND_ORDER:
+            return dataclasses.replace(self, convention=convention, notes=self.notes + (
+                f"order term: the same in the {self.convention} and {convention} "
+                "conventions (no constant)",))
+        c = convert(self.value, self.convention, convention, M, upper=True)
+        if not c.exact:
+            raise DuelboundError(
+                f"{self.name}: no exact {self.convention} -> {convention} restatement on this "
+                f"matrix ({c.note}); use .converted(M, {convention!r}) for that loose bound")
+        return dataclasses.replace(self, value=c.value, convention=convention, notes=self.notes + (
+            f"restated from the {self.convention} convention: {c.note}",))
+
+    def _summary(self) -> dict[str, Any]:
+        return {"name": self.name, "algorithm": self.algorithm, "value": self.value,
+                "multiplies": self.multiplies, "convention": self.convention or "none",
+                "kind": self.kind, "source": self.source, "matrix": self.matrix}
+
+    def __repr__(self) -> str:
+        conv = (f"{self.convention} convention" if self.convention
+                else "no regret convention")
+        val = f"{self.value:.6g} x {self.multiplies}"
+        val = f"O({val})" if self.kind == KIND_ORDER else val
+        return f"<BoundTerm {self.name} = {val} ({conv}; {self.kind}; {self.source})>"
+
+    def to_pandas(self) -> Any:
+        """A one-row :class:`pandas.DataFrame` (needs the ``duelbound[pandas]`` extra)."""
+        return records_to_frame([self._summary()])
+
+    def _repr_html_(self) -> str:
+        return html_table([self._summary()], list(self._summary()), caption=repr(self))
+
+    def _repr_markdown_(self) -> str:
+        return markdown_table([self._summary()], list(self._summary()))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -233,24 +266,8 @@ def _jsonable(obj: Any) -> Any:
 
 def _convert(value: float, M: PreferenceMatrix, src: str, dst: str, *,
              upper: bool) -> Conversion:
-    """Restate a coefficient in ``dst``: constant factor, else the per-pair ratio range.
-
-    ``upper`` picks the largest ratio (valid for upper bounds) or the smallest
-    (valid for lower bounds) when the ratio depends on the pair.
-    """
-    try:
-        f = conversion_factor(src, dst)
-        return Conversion(value * f, dst, f, True,
-                          "native" if f == 1.0 else f"{src} -> {dst}: x{f:g} (exact)")
-    except UnknownNameError:
-        lo, hi = ratio_range(M, src, dst)
-        f = hi if upper else lo
-        exact = lo == hi
-        side = "largest" if upper else "smallest"
-        note = (f"{src} -> {dst}: x{f:.6g} (exact: constant per-pair ratio)" if exact else
-                f"{src} -> {dst}: x{f:.6g}, the {side} per-pair ratio in [{lo:.6g}, {hi:.6g}]"
-                f" ({'upper' if upper else 'lower'} bound, not exact)")
-        return Conversion(value * f, dst, f, exact, note)
+    """:func:`duelbound.theory.regret.convert` with the matrix first (table code)."""
+    return convert(value, src, dst, M, upper=upper)
 
 
 # -- shared quantities ------------------------------------------------------------
@@ -424,7 +441,7 @@ def ccb_theorem3(M: PreferenceMatrix, *, alpha: float = DEFAULT_ALPHA,
     """CCB's log T coefficient 2K(C + L1 + 1)/Δ² ([Z15] Theorem 3), zoghi convention.
 
     With probability 1 − δ, R(T) ≤ A1 + A2 √(ln T) + 2K(C+L1+1)/Δ² · ln T; the
-    coefficient depends on neither α nor δ.  Δ is read as Δ_min (SPEC §5, as in
+    coefficient depends on neither α nor δ.  Δ is read as Δ_min (docs/math.md §7, as in
     [K16] §4.4), which is looser (larger) than [Z15]'s gap of App. E.
 
     Examples
@@ -442,7 +459,7 @@ def ccb_theorem3(M: PreferenceMatrix, *, alpha: float = DEFAULT_ALPHA,
         value=2.0 * f.K * (C + f.L1 + 1) / f.dmin ** 2, kind=KIND_LOG_T, multiplies="log T",
         convention="zoghi", params={"alpha": alpha, "delta": delta},
         source="[Z15] Theorem 3", assumptions=(_assumption_A(M),),
-        notes=("Δ = Δ_min: looser than [Z15]'s Δ (App. E, not in the seed), as in [K16] §4.4",
+        notes=("Δ = Δ_min, as in [K16] §4.4: looser than the gap of [Z15] App. E",
                "high-probability bound (1 − δ); A1 + A2 √ln T not included",
                "the coefficient does not depend on α or δ"),
         regret_coefficient=True, details={"K": f.K, "C": C, "L1": f.L1, "delta_min": f.dmin},
@@ -453,8 +470,8 @@ def ccb_expected(M: PreferenceMatrix) -> BoundTerm:
     """CCB's expected regret O((K² + (C+L1) K ln T)/Δ²) ([Z15] eq. (1)), as an order term.
 
     ``value`` is the log T part (C + L1)K/Δ_min²; the additive K²/Δ_min² is in
-    ``details``.  [Z15] deduces (1) from Theorem 3 "for α > 1" (the seed lost the
-    symbol; read as CCB's α), so it describes CCB run with α > 1.
+    ``details``.  [Z15] deduces (1) from Theorem 3 "for α > 1" (read as CCB's α),
+    so it describes CCB run with α > 1.
     """
     f = _facts(M)
     C = len(f.winners)
@@ -464,7 +481,7 @@ def ccb_expected(M: PreferenceMatrix) -> BoundTerm:
         convention="zoghi", params={}, source="[Z15] eq. (1)",
         assumptions=(_assumption_A(M),),
         notes=("value = (C+L1)K/Δ_min², the log T part inside O(·)", _DMIN_NOTE,
-               "[Z15] states (1) for α > 1 (seed symbol lost, read as α)"),
+               "[Z15] states (1) for CCB run with α > 1"),
         details={"additive_K2_over_delta2": f.K ** 2 / f.dmin ** 2}, matrix=M.name)
 
 
@@ -689,14 +706,14 @@ def dts_theorem1_loglog(M: PreferenceMatrix, *, alpha: float = DEFAULT_ALPHA,
 # -- [U13]: Copeland SAVAGE ---------------------------------------------------------
 
 def savage(M: PreferenceMatrix) -> BoundTerm:
-    """Copeland SAVAGE's O(K² log T/Δ_min²) ([U13]; constants not recoverable from the seed)."""
+    """Copeland SAVAGE's O(K² log T/Δ_min²) ([U13]; stated without explicit constants)."""
     f = _facts(M)
     return BoundTerm(
         name="savage", algorithm="Copeland SAVAGE", expression="O(K²/Δ_min² · log T)",
         value=f.K ** 2 / f.dmin ** 2, kind=KIND_ORDER, multiplies="log T", convention=None,
         params={"delta": "1/T"}, source="[U13] (as quoted in [K16] §5, [Z15] §3)",
         assumptions=(_assumption_A(M),),
-        notes=("the seed's constants are not recoverable: order term only",
+        notes=("stated without explicit constants: order term only",
                "no regret convention (constant-free)"),
         matrix=M.name)
 
@@ -745,8 +762,15 @@ def _accepted(fn: Callable[..., Any]) -> set[str]:
             if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
-def upper_bound(M: PreferenceMatrix, name: str, **params: Any) -> BoundTerm:
+def upper_bound(M: PreferenceMatrix, name: str, *, convention: str | None = None,
+                **params: Any) -> BoundTerm:
     """The bound ``name`` of :data:`BOUNDS` on ``M``.
+
+    ``value`` is in the bound's **native** convention by default, as the paper
+    states it (CCB: zoghi, so ``upper_bound(M, "ccb").value`` is *twice* the
+    komiyama number printed by tables next to ``lower_bound(M).value``); the
+    repr says which.  Pass ``convention="komiyama"`` (as tables use) to get it
+    restated exactly (:meth:`BoundTerm.in_convention`).
 
     Raises
     ------
@@ -760,7 +784,8 @@ def upper_bound(M: PreferenceMatrix, name: str, **params: Any) -> BoundTerm:
     if bad:
         raise DuelboundError(f"bound {name!r} takes no parameter(s) {sorted(bad)}; "
                              f"it takes {sorted(_accepted(fn)) or 'none'}")
-    return fn(M, **params)
+    term = fn(M, **params)
+    return term if convention is None else term.in_convention(convention, M)
 
 
 def upper_bounds(M: PreferenceMatrix, names: Iterable[str] | None = None,

@@ -1,4 +1,4 @@
-"""Exact rational certificates for C*_{i1} (SPEC §2 "Exactness").
+"""Exact rational certificates for C*_{i1} (docs/math.md §5.3).
 
 Inputs are rationalised: d_p is the exact rational value of the float d(µ_p, 1/2)
 used by the LP, r_p = (L_a + L_b − 2 L1)/(2(K − 1)) is exact, and the cost of the
@@ -66,7 +66,7 @@ def exact_inputs(M, px) -> tuple[list[Fraction], list[Fraction], list[Fraction]]
 
 
 def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
-    """Smallest left-hand side over all constraints of R_{i1}, exactly (SPEC §2 oracle).
+    """Smallest left-hand side over all constraints of R_{i1}, exactly (docs/math.md §5.1).
 
     ``X`` is a K×K nested list of Fractions (symmetric evidence).  Returns
     (value, (i2, l, case)) — the minimum over every (i2, l, I, S), computed by
@@ -96,20 +96,25 @@ def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
 def _fsum(values) -> Fraction:
     """Exact sum of Fractions, added in python-flint's ``fmpq`` (fast gcd on the long
     denominators that sums of the rational costs build up), returned as a Fraction."""
-    acc = flint.fmpq(0)
-    for v in values:
-        if v:
-            acc += flint.fmpq(v.numerator, v.denominator)
+    terms = [v if isinstance(v, flint.fmpq) else flint.fmpq(v.numerator, v.denominator)
+             for v in values if v]
+    # pairwise (tree) summation: operands of similar size keep the gcds short, where a
+    # running sum drags its ever longer denominator through every addition
+    while len(terms) > 1:
+        terms = [terms[k] + terms[k + 1] if k + 1 < len(terms) else terms[k]
+                 for k in range(0, len(terms), 2)]
+    acc = terms[0] if terms else flint.fmpq(0)
     return Fraction(int(acc.p), int(acc.q))
 
 
 def _column_sums(y, rows, P: int) -> list[Fraction]:
     """(Aᵀy)_p for explicit rows (lists of pair columns with coefficient 1)."""
-    per: list[list[Fraction]] = [[] for _ in range(P)]
+    per: list[list[flint.fmpq]] = [[] for _ in range(P)]
     for yr, cols in zip(y, rows):
         if yr:
+            fy = flint.fmpq(yr.numerator, yr.denominator)  # converted once, not per column
             for p in cols:
-                per[p].append(yr)
+                per[p].append(fy)
     return [_fsum(v) for v in per]
 
 
@@ -163,7 +168,7 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
 
 
 def _is_constraint(mu, i1, px, cols) -> bool:
-    """Is the pair set ``cols`` one constraint of R_{i1}: some (i2, l, I, S) of SPEC §2?"""
+    """Is the pair set ``cols`` one constraint of R_{i1}: some (i2, l, I, S) of docs/math.md §5?"""
     L = (mu < 0.5).sum(axis=1)
     K = mu.shape[0]
     pairs = [tuple(int(v) for v in px.pairs[p]) for p in cols]

@@ -4,8 +4,9 @@
 matrices, restates them in one regret convention (the factor is shown), and
 divides the exact log T coefficients by C* ([K16] Theorem 2).  The result is a
 :class:`BoundTable`; :meth:`BoundTable.to_table` gives a generic
-:class:`~duelbound.solvers.tables.Table` (Markdown / LaTeX / CSV / JSON) and
-:meth:`BoundTable.plot` a log-scale chart, all from the same numbers.
+:class:`~duelbound.solvers.tables.Table` (Markdown / LaTeX / CSV / JSON),
+:meth:`BoundTable.to_pandas` a tidy frame and :meth:`BoundTable.plot` a
+log-scale chart, all from the same numbers.
 
 Decisions (docs/bounds.md):
 
@@ -16,7 +17,9 @@ Decisions (docs/bounds.md):
   T) but does get its implied value at T (coefficient × log log T);
 * in the ``binary`` convention the factor depends on the matrix: upper bounds
   are multiplied by the largest per-pair ratio, C* by the smallest (both stay
-  valid bounds; the footnotes say they are not exact).
+  valid bounds, labelled not exact), and **no ratio is shown**: the two sides are
+  loosened by different factors, so their quotient would not be the ratio of
+  the bounds (which is the same in the komiyama and zoghi conventions).
 
 Examples
 --------
@@ -24,6 +27,8 @@ Examples
 >>> bt = bound_table([examples.load("cyclic")], bounds=["ccb"], log_T=10.0)
 >>> round(bt.entries[0].conversions[0].value, 6), bt.entries[0].conversions[0].factor
 (800.0, 0.5)
+>>> bt
+<BoundTable komiyama convention: 1 matrix x 1 bound, log T = 10>
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from duelbound.frames import html_table, markdown_table, records_to_frame
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import check_convention
@@ -47,11 +53,13 @@ from .bound_terms import (
     Conversion,
     _convert,
     _lower,
+    bound_names,
     upper_bounds,
 )
-from .tables import Cell, Column, Table, render
+from .tables import Cell, Column, LatexStyle, Markup, Table, latex_escape, render
 
-__all__ = ["bound_table", "BoundTable", "BoundTableEntry", "SHORT_LABELS", "plot_bounds"]
+__all__ = ["bound_table", "BoundTable", "BoundTableEntry", "SHORT_LABELS", "LABELS",
+           "plot_bounds", "resolve_bounds"]
 
 #: Column labels of the bounds in tables and plots.
 SHORT_LABELS = {
@@ -61,8 +69,47 @@ SHORT_LABELS = {
     "scb-lemma6-relaxed": "SCB L.6 relaxed", "d-ts-prop1": "D-TS Prop.1",
     "d-ts-th1": "D-TS Th.1", "d-ts-th1-loglog": "D-TS Th.1 loglog", "savage": "SAVAGE",
 }
+#: The same labels typeset for LaTeX.
+LABELS = {name: Markup(text, _tex) for (name, text), _tex in zip(SHORT_LABELS.items(), (
+    "CW-RMED", r"ECW-RMED $C^{E*}$", "ECW-RMED (11)", "ECW-RMED (12)", "CCB Th.~3",
+    "CCB (1)", "SCB Th.~5", "SCB Th.~5 relaxed", "SCB L.~6", "SCB L.~6 relaxed",
+    "D-TS Prop.~1", "D-TS Th.~1", r"D-TS Th.~1, $\log\log T$", "SAVAGE"), strict=True)}
 
-_UNIT = {KIND_LOG_T: "x {m}", KIND_LOGLOG_T: "x {m}", KIND_ORDER: "O(.) x {m}, no constant"}
+C_STAR = Markup("C*", "$C^{*}$")
+_PER_CSTAR = Markup("/ C*", "$/C^{*}$")
+_AT_T = Markup("at T", "at $T$")
+_UNIT = {
+    "log T": Markup("x log T", r"$\times\log T$"),
+    "log log T": Markup("x log log T", r"$\times\log\log T$"),
+    "log(1/δ)": Markup("x log(1/δ)", r"$\times\log(1/\delta)$"),
+}
+_ORDER_UNIT = {
+    "log T": Markup("O(.) x log T, no constant", r"$O(\cdot\log T)$"),
+    "log(1/δ)": Markup("O(.) x log(1/δ), no constant", r"$O(\cdot\log(1/\delta))$"),
+}
+
+
+def _label(name: str) -> Markup:
+    return LABELS.get(name, Markup(name, name))
+
+
+def _unit(t: BoundTerm) -> Markup:
+    table = _ORDER_UNIT if t.kind == KIND_ORDER else _UNIT
+    return table.get(t.multiplies, Markup(f"x {t.multiplies}", f"x {t.multiplies}"))
+
+
+def resolve_bounds(spec: str | Sequence[str] | None) -> list[str]:
+    """Bound names from a list or a comma-separated string; ``"all"`` is every bound,
+    ``"default"`` (or None) the default set."""
+    if spec is None:
+        return list(DEFAULT_BOUNDS)
+    names = ([n.strip() for n in spec.split(",") if n.strip()] if isinstance(spec, str)
+             else list(spec))
+    out: list[str] = []
+    for n in names:
+        out += (bound_names() if n == "all" else list(DEFAULT_BOUNDS) if n == "default"
+                else [n])
+    return list(dict.fromkeys(out))
 
 
 @dataclass
@@ -76,12 +123,14 @@ class BoundTableEntry:
     certificate: str | None
     terms: list[BoundTerm]
     conversions: list[Conversion]
-    perturbed: str | None = None    # SPEC §1: results for a tie-broken matrix say so
+    perturbed: str | None = None    # docs/math.md §1: results for a tie-broken matrix say so
+    winners: list[str] = field(default_factory=list)  # arms attaining C* (names if given)
 
     def to_dict(self) -> dict[str, Any]:
         return {"matrix": self.matrix, "K": self.K, "C_star": self.lower,
                 "C_star_converted": self.lower_converted.to_dict(),
                 "certificate": self.certificate, "perturbed": self.perturbed,
+                "winners": list(self.winners),
                 "bounds": [dict(t.to_dict(), converted=c.to_dict())
                            for t, c in zip(self.terms, self.conversions, strict=True)]}
 
@@ -99,10 +148,18 @@ class BoundTable:
 
     # -- derived numbers ------------------------------------------------------
     def ratio(self, e: BoundTableEntry, k: int) -> float | None:
-        """Converted bound / converted C*, for exact log T coefficients only (else None)."""
-        if e.terms[k].kind != KIND_LOG_T or e.lower_converted.value <= 0.0:
+        """Converted bound / converted C*, for exact log T coefficients only (else None).
+
+        None in the ``binary`` convention when a conversion is not exact: C* and
+        the bound are loosened by different per-pair factors there, so their
+        quotient is not the ratio of the two bounds.
+        """
+        c, lo = e.conversions[k], e.lower_converted
+        if e.terms[k].kind != KIND_LOG_T or lo.value <= 0.0:
             return None
-        return e.conversions[k].value / e.lower_converted.value
+        if not (c.exact and lo.exact):
+            return None
+        return c.value / lo.value
 
     def at_T(self, e: BoundTableEntry, k: int) -> float | None:
         """Implied leading regret at T: coefficient × log T (or × log log T); None for O(·)."""
@@ -115,18 +172,30 @@ class BoundTable:
             return e.conversions[k].value * math.log(self.log_T)
         return None
 
-    # -- presentation ---------------------------------------------------------
-    def _footnotes(self) -> tuple[dict[str, str], dict[str, str], dict[tuple[int, int], list[str]]]:
-        """Footnotes: C*, one per bound, one per distinct failed assumption (cells)."""
+    def _ratios_refused(self) -> bool:
+        return any(not (c.exact and e.lower_converted.exact)
+                   for e in self.entries for t, c in zip(e.terms, e.conversions, strict=True)
+                   if t.kind == KIND_LOG_T)
+
+    # -- footnotes --------------------------------------------------------------
+    def _footnotes(self, long: bool = False
+                   ) -> tuple[dict[str, str], dict[str, str], dict[tuple[int, int], list[str]]]:
+        """Footnotes: C*, one per bound, one per distinct failed assumption (cells).
+
+        Short (default): what the number is, its source, kind and convention.
+        ``long`` adds the expression, parameters and readings of the paper.
+        """
         notes: dict[str, str] = {}
         marks = iter(string.ascii_lowercase + string.ascii_uppercase)
         cstar = next(marks)
         certs = sorted({str(e.certificate) for e in self.entries})
+        cconv = self._conversion_text("komiyama", [e.lower_converted for e in self.entries],
+                                      upper=False)
         notes[cstar] = (
-            "C*: [K16] Theorem 2 lower bound for every strongly consistent algorithm "
-            "(= CW-RMED's coefficient, Theorem 3); exact coefficient of log T; "
-            f"{self._conversion_text('komiyama', [e.lower_converted for e in self.entries], False)}"
-            f"; certificate: {', '.join(certs)}")
+            "C*: lower bound on the regret of every strongly consistent algorithm, [K16] "
+            "Theorem 2 (CW-RMED attains it, Theorem 3)"
+            + (f"; exact coefficient of log T; {cconv}" if long or "shown" in cconv else "")
+            + f"; certified: {', '.join(certs)}.")
         bmark: dict[str, str] = {"C*": cstar}
         for k, name in enumerate(self.bounds):
             m = next(marks)
@@ -135,15 +204,24 @@ class BoundTable:
             c = self.entries[0].conversions[k]
             conv = (self._conversion_text(t.convention, [e.conversions[k] for e in
                                                          self.entries])
-                    if c.factor is not None else c.note)
-            params = ", ".join(f"{p} = {v}" for p, v in t.params.items() if v is not None)
-            text = (f"{SHORT_LABELS.get(name, name)} ({t.algorithm}): {t.expression}; "
-                    f"{t.source}; kind: {t.kind} (multiplies {t.multiplies}); {conv}")
-            if params:
-                text += f"; parameters: {params}"
-            if t.notes:
-                text += "; " + "; ".join(t.notes)
-            notes[m] = text
+                    if c.factor is not None else _unconverted_text(t))
+            text = f"{SHORT_LABELS.get(name, name)}: {t.algorithm}, {t.source}"
+            if long or t.kind != KIND_LOG_T:
+                text += f"; {t.kind}"
+                if t.multiplies not in ("log T", *t.kind.split(" of ")[1:]):
+                    text += f" (multiplies {t.multiplies})"
+            converted = t.kind != KIND_ORDER and conv != f"native convention {self.convention}"
+            duels = t.convention is None and t.multiplies != "log T"  # a sample complexity
+            if long or converted or duels:
+                text += f"; {conv}"
+            if long:
+                params = ", ".join(f"{p} = {v}" for p, v in t.params.items() if v is not None)
+                text += f"; expression {t.expression}"
+                if params:
+                    text += f"; parameters: {params}"
+                if t.notes:
+                    text += "; " + "; ".join(t.notes)
+            notes[m] = text + "."
         cell: dict[tuple[int, int], list[str]] = {}
         seen: dict[str, str] = {}
         for r, e in enumerate(self.entries):
@@ -160,92 +238,122 @@ class BoundTable:
                          upper: bool = True) -> str:
         """'native convention X' plus how it is shown in the table's convention."""
         head = f"native convention {native}"
-        if len({c.factor for c in convs}) > 1:
+        if len({c.factor for c in convs}) > 1 or not all(c.exact for c in convs):
             side = "largest" if upper else "smallest"
-            return (f"{head}; factor to {self.convention} depends on the matrix (column "
-                    f"'factor'): the {side} per-pair ratio, a valid "
+            return (f"{head}; shown x the {side} per-pair ratio of the {self.convention} to "
+                    f"the {native} regret (column 'factor'): a valid "
                     f"{'upper' if upper else 'lower'} bound, not exact")
         c = convs[0]
         if c.factor == 1.0 and native == self.convention:
-            return f"{head} (not converted)"
-        return f"{head}; {c.note}"
+            return head
+        return f"{head}, shown {c.note}"
 
-    def _title(self) -> str:
-        at = f", T = {self.T:g}" if self.T is not None else (
-            f", log T = {self.log_T:g}" if self.log_T is not None else "")
-        return f"Regret bounds vs the lower bound C* ({self.convention} convention{at})"
+    def _title(self) -> Markup:
+        at, at_tex = "", ""
+        if self.T is not None:
+            at, at_tex = f", T = {self.T:g}", f", $T = {_tex_num(self.T)}$"
+        elif self.log_T is not None:
+            at, at_tex = f", log T = {self.log_T:g}", rf", $\log T = {self.log_T:g}$"
+        return Markup(f"Regret bounds vs the lower bound C* ({self.convention} convention{at})",
+                      rf"Regret bounds and the lower bound $C^{{*}}$ ({self.convention} "
+                      f"convention{at_tex})")
 
     def _general_notes(self) -> list[str]:
-        out = ["Ratios to C* are given for exact coefficients of log T only; order terms "
-               "(no constant) get neither a ratio nor a value at T."]
+        out = [f"Unless its footnote says otherwise, a value is an exact coefficient of log T, "
+               f"stated in its native convention {self.convention}. Ratios to C* are given for "
+               "exact coefficients only; order terms (no constant) get neither a ratio nor a "
+               "value at T."]
+        if self._ratios_refused():
+            out.append(f"No ratios in the {self.convention} convention: C* and the bounds are "
+                       "converted by different per-pair factors, so their quotient is not "
+                       "the ratio of the bounds (the komiyama table shows it).")
         out += [f"{e.matrix}: {e.perturbed}" for e in self.entries if e.perturbed]
         if self.log_T is not None:
             out.append("'at T' = coefficient x log T (x log log T for log log T terms); "
                        "additive constants and lower-order terms are not included.")
         return out
 
-    def to_table(self, transpose: bool = False) -> Table:
-        """The generic :class:`Table`: rows = matrices (default) or rows = bounds."""
-        return self._transposed() if transpose else self._by_matrix()
+    # -- tables -------------------------------------------------------------------
+    def to_table(self, transpose: bool = False, long: bool = False) -> Table:
+        """The generic :class:`Table`: rows = matrices (default) or rows = bounds.
+
+        ``long`` adds the expression, parameters and readings to the footnotes
+        and, transposed, the kind / native convention / factor / source columns.
+        """
+        return self._transposed(long) if transpose else self._by_matrix(long)
 
     def _factor_varies(self, k: int) -> bool:
         fs = {e.conversions[k].factor for e in self.entries}
-        return len(fs) > 1
+        return len(fs) > 1 or not all(e.conversions[k].exact for e in self.entries)
 
-    def _by_matrix(self) -> Table:
-        notes, bmark, cellnotes = self._footnotes()
+    def _by_matrix(self, long: bool) -> Table:
+        notes, bmark, cellnotes = self._footnotes(long)
         cols = [Column("matrix", "matrix", align="l"), Column("K", "K"),
-                Column("C*", "C*", unit="x log T", notes=(bmark["C*"],))]
+                Column("winner", "winner", align="l"),
+                Column("C*", C_STAR, unit=_UNIT["log T"], notes=(bmark["C*"],))]
         if self.convention == "binary":
-            cols.append(Column("C*:factor", "C* factor"))
+            cols.append(Column("C*:factor", Markup("C* factor", "$C^{*}$ factor")))
         for k, name in enumerate(self.bounds):
             t = self.entries[0].terms[k]
             c = self.entries[0].conversions[k]
-            label = SHORT_LABELS.get(name, name)
-            unit = _UNIT[t.kind].format(m=t.multiplies)
+            lab = _label(name)
+            unit = _unit(t)
+            plain_unit = unit.plain
             if c.factor not in (None, 1.0) and not self._factor_varies(k):
-                unit += f"; {t.convention} x{c.factor:g}"
-            cols.append(Column(name, label, unit=unit, notes=(bmark[name],)))
+                plain_unit += f"; {t.convention} x{c.factor:g}"
+            cols.append(Column(name, lab.plain, unit=plain_unit, notes=(bmark[name],),
+                               group=lab.latex and Markup(lab.plain, lab.latex), sub=unit))
             if c.factor is not None and self._factor_varies(k):
-                cols.append(Column(f"{name}:factor", f"{label} factor"))
+                cols.append(Column(f"{name}:factor", f"{lab.plain} factor", group=lab,
+                                   sub="factor"))
             if t.kind == KIND_LOG_T:
-                cols.append(Column(f"{name}:ratio", f"{label} / C*", fmt=".4g"))
+                cols.append(Column(f"{name}:ratio", f"{lab.plain} / C*", fmt=".4g",
+                                   group=lab, sub=_PER_CSTAR))
             if self.log_T is not None and t.kind != KIND_ORDER:
-                cols.append(Column(f"{name}:T", f"{label} at T", unit="regret"))
+                cols.append(Column(f"{name}:T", f"{lab.plain} at T", unit="regret",
+                                   group=lab, sub=_AT_T))
+        keys = {c.key for c in cols}
         rows = []
         for r, e in enumerate(self.entries):
-            row: dict[str, Any] = {"matrix": e.matrix, "K": e.K, "C*": e.lower_converted.value}
+            row: dict[str, Any] = {"matrix": e.matrix, "K": e.K, "winner": ", ".join(e.winners),
+                                   "C*": e.lower_converted.value}
             if self.convention == "binary":
                 row["C*:factor"] = e.lower_converted.factor
             for k, name in enumerate(self.bounds):
                 marks = tuple(cellnotes.get((r, k), ()))
                 v = e.conversions[k].value
                 row[name] = Cell(v, notes=marks) if marks else v
-                if f"{name}:factor" in {c.key for c in cols}:
+                if f"{name}:factor" in keys:
                     row[f"{name}:factor"] = e.conversions[k].factor
-                if e.terms[k].kind == KIND_LOG_T:
+                if f"{name}:ratio" in keys:
                     row[f"{name}:ratio"] = self.ratio(e, k)
-                if self.log_T is not None and e.terms[k].kind != KIND_ORDER:
+                if f"{name}:T" in keys:
                     row[f"{name}:T"] = self.at_T(e, k)
             rows.append(row)
         return Table(self._title(), cols, rows, footnotes=notes, convention=self.convention,
-                     notes=self._general_notes())
+                     notes=self._general_notes(), index=("matrix",))
 
-    def _transposed(self) -> Table:
-        notes, bmark, cellnotes = self._footnotes()
-        cols = [Column("bound", "bound", align="l"), Column("kind", "kind", align="l"),
-                Column("native", "native convention", align="l"),
-                Column("factor", "factor", align="l"), Column("source", "source", align="l")]
+    def _transposed(self, long: bool) -> Table:
+        notes, bmark, cellnotes = self._footnotes(long)
+        cols = [Column("bound", "bound", align="l")]
+        if long:
+            cols += [Column("kind", "kind", align="l", width=62.0),
+                     Column("native", "native convention", align="l"),
+                     Column("factor", "factor", align="l", width=40.0),
+                     Column("source", "source", align="l", width=110.0)]
         for r, e in enumerate(self.entries):
-            cols.append(Column(f"m{r}", e.matrix))
-            cols.append(Column(f"m{r}:ratio", f"{e.matrix} / C*", fmt=".4g"))
+            name = Markup(e.matrix, latex_escape(e.matrix))  # a name, not notation
+            cols.append(Column(f"m{r}", name, group=name, sub="value"))
+            cols.append(Column(f"m{r}:ratio", f"{e.matrix} / C*", fmt=".4g", group=name,
+                               sub=_PER_CSTAR))
             if self.log_T is not None:
-                cols.append(Column(f"m{r}:T", f"{e.matrix} at T", unit="regret"))
-        head: dict[str, Any] = {"bound": Cell("C*", notes=(bmark["C*"],)), "kind": KIND_LOG_T,
-                                "native": "komiyama",
-                                "factor": _factor_text([e.lower_converted for e in
-                                                        self.entries]),
-                                "source": "[K16] Theorem 2"}
+                cols.append(Column(f"m{r}:T", f"{e.matrix} at T", unit="regret",
+                                   group=name, sub=_AT_T))
+        head: dict[str, Any] = {"bound": Cell(None, notes=(bmark["C*"],), text=C_STAR)}
+        if long:
+            head.update(_meta(KIND_LOG_T, "log T", "komiyama", [e.lower_converted for e in
+                                                                 self.entries],
+                              "[K16] Theorem 2"))
         for r, e in enumerate(self.entries):
             head[f"m{r}"] = e.lower_converted.value
             head[f"m{r}:ratio"] = 1.0 if e.lower_converted.value > 0 else None
@@ -254,10 +362,13 @@ class BoundTable:
         rows = [head]
         for k, name in enumerate(self.bounds):
             t = self.entries[0].terms[k]
-            row = {"bound": Cell(SHORT_LABELS.get(name, name), notes=(bmark[name],)),
-                   "kind": f"{t.kind} (x {t.multiplies})", "native": t.convention or "none",
-                   "factor": _factor_text([e.conversions[k] for e in self.entries]),
-                   "source": t.source}
+            lab = _label(name)
+            if t.kind == KIND_ORDER:  # the row's kind is visible without the footnote
+                lab = Markup(f"{lab.plain}, O(.)", rf"{lab.latex}, $O(\cdot)$")
+            row: dict[str, Any] = {"bound": Cell(None, notes=(bmark[name],), text=lab)}
+            if long:
+                row.update(_meta(t.kind, t.multiplies, t.convention,
+                                 [e.conversions[k] for e in self.entries], t.source))
             for r, e in enumerate(self.entries):
                 marks = tuple(cellnotes.get((r, k), ()))
                 v = e.conversions[k].value
@@ -267,20 +378,94 @@ class BoundTable:
                     row[f"m{r}:T"] = self.at_T(e, k)
             rows.append(row)
         return Table(self._title(), cols, rows, footnotes=notes, convention=self.convention,
-                     notes=self._general_notes())
+                     notes=self._general_notes(), index=("bound",))
 
-    def render(self, format: str = "md", transpose: bool = False) -> str:
-        """Shorthand for ``render(self.to_table(transpose), format)``."""
-        return render(self.to_table(transpose), format)
+    def render(self, format: str = "md", transpose: bool = False, long: bool = False,
+               latex: LatexStyle | None = None) -> str:
+        """Shorthand for ``render(self.to_table(transpose, long), format, latex)``."""
+        return render(self.to_table(transpose, long), format, latex)
 
     def to_dict(self) -> dict[str, Any]:
         return {"convention": self.convention, "bounds": list(self.bounds),
                 "log_T": self.log_T, "T": self.T, "params": dict(self.params),
                 "entries": [e.to_dict() for e in self.entries]}
 
+    # -- pandas and notebooks ---------------------------------------------------------
+    def records(self) -> list[dict[str, Any]]:
+        """Tidy records: one per matrix × bound (C* first), every number in one convention."""
+        out = []
+        for e in self.entries:
+            base = {"matrix": e.matrix, "K": e.K, "convention": self.convention}
+            out.append({**base, "bound": "C*", "label": "C*", "algorithm": "any (lower bound)",
+                        "kind": KIND_LOG_T, "multiplies": "log T", "native_convention":
+                        "komiyama", "native_value": e.lower, "value": e.lower_converted.value,
+                        "factor": e.lower_converted.factor,
+                        "exact_conversion": e.lower_converted.exact,
+                        "ratio_to_c_star": 1.0 if e.lower_converted.exact else None,
+                        "at_T": (e.lower_converted.value * self.log_T
+                                 if self.log_T is not None else None),
+                        "source": "[K16] Theorem 2", "assumptions_hold": True})
+            for k, (t, c) in enumerate(zip(e.terms, e.conversions, strict=True)):
+                out.append({**base, "bound": t.name, "label": SHORT_LABELS.get(t.name, t.name),
+                            "algorithm": t.algorithm, "kind": t.kind,
+                            "multiplies": t.multiplies, "native_convention": t.convention,
+                            "native_value": t.value, "value": c.value, "factor": c.factor,
+                            "exact_conversion": c.exact, "ratio_to_c_star": self.ratio(e, k),
+                            "at_T": self.at_T(e, k), "source": t.source,
+                            "assumptions_hold": t.assumptions_hold})
+        return out
+
+    def to_pandas(self) -> Any:
+        """Tidy :class:`pandas.DataFrame`, one row per matrix × bound (``duelbound[pandas]``)."""
+        return records_to_frame(self.records())
+
+    _SHOWN = ("matrix", "label", "value", "ratio_to_c_star", "kind")
+
+    def _repr_html_(self) -> str:
+        return html_table(self.records(), self._SHOWN, max_rows=30, caption=self._title().plain)
+
+    def _repr_markdown_(self) -> str:
+        return markdown_table(self.records(), self._SHOWN, max_rows=30,
+                              caption=self._title().plain)
+
+    def __repr__(self) -> str:
+        n, b = len(self.entries), len(self.bounds)
+        at = (f", T = {self.T:g}" if self.T is not None else
+              f", log T = {self.log_T:g}" if self.log_T is not None else "")
+        return (f"<BoundTable {self.convention} convention: {n} matri{'x' if n == 1 else 'ces'}"
+                f" x {b} bound{'' if b == 1 else 's'}{at}>")
+
     def plot(self, path: str | None = None):
         """Log-scale chart of the bounds per matrix; see :func:`plot_bounds`."""
         return plot_bounds(self, path)
+
+
+def _tex_num(x: float) -> str:
+    mant, _, exp = f"{x:g}".partition("e")
+    if not exp:
+        return mant
+    e = int(exp)
+    return f"10^{{{e}}}" if mant == "1" else rf"{mant}\times 10^{{{e}}}"
+
+
+def _unconverted_text(t: BoundTerm) -> str:
+    if t.convention is None:
+        return ("a sample complexity (number of duels): no regret convention, not converted"
+                if t.multiplies != "log T" else "no regret convention (constant-free)")
+    return f"native convention {t.convention}, not converted (no constant)"
+
+
+_SHORT_KIND = {KIND_LOG_T: "exact, x {m}", KIND_LOGLOG_T: "exact, x {m}",
+               KIND_ORDER: "O(.), x {m}, no constant"}
+
+
+def _meta(kind: str, multiplies: str, native: str | None, convs: Sequence[Conversion],
+          source: str) -> dict[str, Cell]:
+    """The kind / native / factor / source cells of a transposed long table (labels, so
+    LaTeX typesets and cites them)."""
+    return {"kind": Cell(None, text=_SHORT_KIND[kind].format(m=multiplies)),
+            "native": Cell(None, text=native or "none"),
+            "factor": Cell(None, text=_factor_text(convs)), "source": Cell(None, text=source)}
 
 
 def _factor_text(convs: Sequence[Conversion]) -> str:
@@ -309,7 +494,8 @@ def _log_T(log_T: float | None, T: float | None) -> tuple[float | None, float | 
     return log_T, None
 
 
-def bound_table(matrices: Iterable[PreferenceMatrix], bounds: Sequence[str] | None = None,
+def bound_table(matrices: Iterable[PreferenceMatrix],
+                bounds: str | Sequence[str] | None = None,
                 convention: str = "komiyama", log_T: float | None = None,
                 T: float | None = None, params: dict[str, Any] | None = None) -> BoundTable:
     """Evaluate ``bounds`` on every matrix and restate them in ``convention``.
@@ -318,8 +504,9 @@ def bound_table(matrices: Iterable[PreferenceMatrix], bounds: Sequence[str] | No
     ----------
     matrices : iterable of PreferenceMatrix
         Rows of the table (unnamed matrices are called ``matrix1``, ``matrix2``, …).
-    bounds : sequence of str, optional
-        Names from :data:`~duelbound.solvers.bound_terms.BOUNDS`; default
+    bounds : str or sequence of str, optional
+        Names from :data:`~duelbound.solvers.bound_terms.BOUNDS`, ``"all"``, or a
+        comma-separated string; default
         :data:`~duelbound.solvers.bound_terms.DEFAULT_BOUNDS`.
     convention : {"komiyama", "zoghi", "binary"}
     log_T, T : float, optional
@@ -348,7 +535,7 @@ def bound_table(matrices: Iterable[PreferenceMatrix], bounds: Sequence[str] | No
     mats = list(matrices)
     if not mats:
         raise DuelboundError("bound_table needs at least one matrix")
-    names = list(DEFAULT_BOUNDS if bounds is None else bounds)
+    names = resolve_bounds(bounds)
     if not names:
         raise DuelboundError("bound_table needs at least one bound")
     entries = []
@@ -363,7 +550,8 @@ def bound_table(matrices: Iterable[PreferenceMatrix], bounds: Sequence[str] | No
             conversions=[t.converted(M, convention) for t in terms],
             perturbed=(f"exact ties at {list(M.broken_ties)} broken by epsilon = "
                        f"{M.tie_epsilon:g}; every number is for the perturbed matrix"
-                       if M.perturbed else None)))
+                       if M.perturbed else None),
+            winners=[M.label(i) for i in lb.winners]))
     return BoundTable(convention=convention, bounds=names, entries=entries, log_T=lt, T=T,
                       params=dict(params or {}))
 

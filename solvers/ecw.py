@@ -1,4 +1,4 @@
-"""ECW-RMED's relaxed regret constant C^E* ([K16] §4.2, Theorem 5; SPEC §3).
+"""ECW-RMED's relaxed regret constant C^E* ([K16] §4.2, Theorem 5; docs/math.md §6).
 
 The relaxed region R^E_{i1} separates per arm i2, and each piece is solved by the
 sorted-threshold rule of [K16] Theorem 5, so C^E*_{i1} costs O(K² log K) with no LP.
@@ -36,7 +36,7 @@ import numpy as np
 
 from duelbound.theory import structure as st
 from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import regret_matrix
+from duelbound.theory.regret import ConventionMixin, regret_matrix
 
 from .oracle import losses_core
 
@@ -83,7 +83,7 @@ def sorted_threshold(cs: np.ndarray, n: int, m: int) -> tuple[float, int]:
 @numba.njit(cache=True)
 def ecw_winner_core(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int,
                     q_out: np.ndarray) -> float:
-    """C^E*_{i1} = Σ_{j∈I_{i1}} r/d + Σ_{i2≠i1} (sorted-threshold optimum), SPEC §3."""
+    """C^E*_{i1} = Σ_{j∈I_{i1}} r/d + Σ_{i2≠i1} (sorted-threshold optimum), docs/math.md §6."""
     K = mu.shape[0]
     return ecw_winner_into(mu, d, r, losses_core(mu), i1, q_out, np.empty(K),
                            np.empty(K, dtype=np.int64))
@@ -170,7 +170,7 @@ def ecw_core_into(mu: np.ndarray, d: np.ndarray, r: np.ndarray, L: np.ndarray,
 
 
 @dataclass
-class ECWBoundResult:
+class ECWBoundResult(ConventionMixin):
     """C^E* of [K16] §4.2 (komiyama convention), per Copeland winner.
 
     Attributes
@@ -197,12 +197,15 @@ class ECWBoundResult:
     method: str = "threshold"
     convention: str = "komiyama"
 
+    quantity = "C^E*"
+    __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
+
     def to_dict(self) -> dict[str, Any]:
         return {
             **allocation_fields(self),
             "method": self.method,
             "convention": self.convention,
-            "source": "[K16] Sec. 4.2, Theorem 5 (SPEC Sec. 3)",
+            "source": "[K16] Sec. 4.2, Theorem 5 (docs/math.md §6)",
         }
 
 
@@ -219,7 +222,7 @@ def allocation_fields(res: Any) -> dict[str, Any]:
 
 
 def ecw_bound(M: PreferenceMatrix, *, method: str = "threshold") -> ECWBoundResult:
-    """ECW-RMED's constant C^E* and allocation ([K16] §4.2, Theorem 5; SPEC §3).
+    """ECW-RMED's constant C^E* and allocation ([K16] §4.2, Theorem 5; docs/math.md §6).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""LP formulations of C*_{i1} = min Σ r_ij q_ij over R_{i1} ([K16] Theorem 2; SPEC §2).
+"""LP formulations of C*_{i1} = min Σ r_ij q_ij over R_{i1} ([K16] Theorem 2; docs/math.md §5).
 
 All formulations work in the evidence variables x_p = q_p d_p ∈ [0, 1], one per
 unordered pair p = {a, b} (better conditioned than q: every constraint has 0/1
@@ -8,11 +8,11 @@ constraint and are left out (q* = 0 there).
 
 Three ways to write the constraints, all as plain sparse arrays (``LPData``):
 
-* **compact** (SPEC §2): "the m smallest of the x_j, j ∈ A, sum to ≥ t" holds iff
+* **compact** (docs/math.md §5): "the m smallest of the x_j, j ∈ A, sum to ≥ t" holds iff
   some λ, u ≥ 0 have mλ − Σ_j u_j ≥ t and u_j ≥ λ − x_j (LP duality for the
   m-subset polytope).  One block (λ, u) per distinct (set, m); blocks are shared
   between the (i2, l, case) rows that use them.  λ, u ≥ 0 are left without upper
-  bound (the SPEC form; its dual converts directly into a dual on explicit rows,
+  bound (the form of docs/math.md §5.2; its dual converts directly into a dual on explicit rows,
   see :mod:`.certificate`).
 * **rows** from the sorting oracle (row generation) and
 * **explicit** enumeration of every (i2, l, I, S) (reference for small K).
@@ -80,7 +80,7 @@ class LPData:
 
 
 def constraint_families(mu: np.ndarray, i1: int):
-    """Yield (i2, l, case, A, m, B, s) for every (i2, l, case) with constraints (SPEC §2).
+    """Yield (i2, l, case, A, m, B, s) for every (i2, l, case) with constraints (docs/math.md §5).
 
     The constraints of the family are x_{i1 i2} [case 1] + Σ_{j∈I'} x_{i1 j} +
     Σ_{j∈S} x_{i2 j} ≥ 1 over all I' ⊆ A with |I'| = m and S ⊆ B with |S| = s.
@@ -176,7 +176,7 @@ class _Builder:
 
 
 class CompactBuilder(_Builder):
-    """The compact extended formulation of R_{i1} (SPEC §2), grown family by family.
+    """The compact extended formulation of R_{i1} (docs/math.md §5), grown family by family.
 
     Each (i2, l, case) family is one row; the blocks (λ, u) it needs are created on
     first use and shared afterwards.  No family is dropped as dominated: for fixed
@@ -243,7 +243,7 @@ class CompactBuilder(_Builder):
 
 
 def compact_lp(mu: np.ndarray, i1: int, px: PairIndex, families: set | None = None) -> LPData:
-    """The compact extended formulation of R_{i1} (SPEC §2), size O(K³) at worst.
+    """The compact extended formulation of R_{i1} (docs/math.md §5), size O(K³) at worst.
 
     ``families`` (a set of (i2, l, case)) keeps only those rows: a relaxation, used
     by the family-generation method.

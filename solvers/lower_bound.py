@@ -1,4 +1,4 @@
-"""The asymptotic regret lower bound C* of [K16] Theorem 2 (SPEC §2).
+"""The asymptotic regret lower bound C* of [K16] Theorem 2 (docs/math.md §5).
 
 C*_{i1} = min Σ_{pairs} r_ij q_ij over q ∈ R_{i1} (komiyama regret), for every
 Copeland winner i1, and C* = min_{i1} C*_{i1}: every strongly consistent algorithm
@@ -24,7 +24,7 @@ import numpy as np
 from duelbound.theory import structure as st
 from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameError
 from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import regret_matrix
+from duelbound.theory.regret import ConventionMixin, regret_matrix
 
 from .ecw import allocation_fields
 from .formulations import (
@@ -48,7 +48,7 @@ from .oracle import (
 )
 
 __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUMERATE_MAX_ROWS",
-           "AUTO_METHOD"]
+           "AUTO_METHOD", "LP_MAX_K", "estimate_seconds"]
 
 METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
 #: ``method="auto"`` picks this one (the faster in benchmarks/bench_lower_bound.py).
@@ -62,10 +62,21 @@ ROWGEN_TOL = 1e-9
 #: Violation an LP solution may show on rows already in the LP (HiGHS feasibility tolerance).
 _FEAS_TOL = 1e-6
 ROWGEN_MAX_ROUNDS = 1_000
+#: Largest K for which :func:`lower_bound` starts an LP by default (see ``max_k``).
+LP_MAX_K = 500
+
+
+def _lp_rows_estimate(M: PreferenceMatrix) -> float:
+    """Rows of the family LP: ~3 families per arm, each a block of ~K/2 link rows."""
+    return 1.5 * M.K * M.K
+
+
+def _fmt_seconds(t: float) -> str:
+    return f"{t:.0f} s" if t < 120 else f"{t / 60:.0f} min" if t < 7200 else f"{t / 3600:.0f} h"
 
 
 @dataclass
-class LowerBoundResult:
+class LowerBoundResult(ConventionMixin):
     """C* ([K16] Theorem 2) with its allocation, evidence, statistics and certificate.
 
     Attributes
@@ -107,6 +118,9 @@ class LowerBoundResult:
     symbolic: Any = None
     convention: str = "komiyama"
 
+    quantity = "C*"
+    __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
+
     def to_dict(self) -> dict[str, Any]:
         return {
             **allocation_fields(self),
@@ -118,7 +132,7 @@ class LowerBoundResult:
                                            self.certificate.get("per_winner", {}).items()}},
             "symbolic": None if self.symbolic is None else str(self.symbolic),
             "convention": self.convention,
-            "source": "[K16] Theorem 2 (SPEC Sec. 2)",
+            "source": "[K16] Theorem 2 (docs/math.md §5)",
         }
 
 
@@ -187,6 +201,31 @@ def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
                              "columns": model.data.n_cols}
 
 
+def initial_families(mu: np.ndarray, i1: int, families) -> list[tuple[int, int, int]]:
+    """The families family generation starts from.
+
+    One Copeland winner: the smallest l of every (i2, case) (the l = L1 − 1 rows,
+    i.e. ECW's (5), and the case-1 rows at l = L1 are the ones mostly tight at the
+    optimum).  Several winners (L2 = L1): the (5) rows (l = L1 − 1) of every i2 and
+    both rows at l = L1 of one other winner i2w, which read x_{i1 j} ≥ 1 for every
+    j ∈ I_{i1} (ECW's (4)).  Those rows describe R^E_{i1} ([K16] §4.2), which lies in
+    R_{i1} ([K16] Theorem 6, (8)), so the first LP's optimum is already in R_{i1}: one
+    round, and the oracle check of :meth:`FamilyModel.solve` proves it (the value is
+    C^E*_{i1}, [K16] (9)) — no reliance on the claim.
+    """
+    L = losses_core(mu)
+    others = [int(j) for j in np.flatnonzero(L == L[i1]) if j != i1]
+    if others:
+        l1, i2w = int(L[i1]), others[0]
+        return sorted(k for k in families
+                      if k[1] == l1 - 1 or (k[0] == i2w and k[1] == l1))
+    first: dict = {}
+    for i2, l, case in families:
+        if (i2, case) not in first or l < first[(i2, case)][1]:
+            first[(i2, case)] = (i2, l, case)
+    return sorted(first.values())
+
+
 class FamilyModel:
     """Family generation for C*_{i1}: the compact formulation, one (i2, l, case) row at a time.
 
@@ -200,7 +239,7 @@ class FamilyModel:
     C*_{i1}.
 
     In the evidence variables x = q·d the constraints depend on the tournament only
-    (SPEC §2); the matrix enters through the costs c_p = r_p/d_p.  :meth:`set_costs`
+    (docs/math.md §5); the matrix enters through the costs c_p = r_p/d_p.  :meth:`set_costs`
     moves the model to another matrix with the same tournament, keeping the families
     found so far (still valid rows) and the basis (warm re-solve) — the way the
     simulator's CW-RMED re-solves on µ̂.
@@ -211,11 +250,7 @@ class FamilyModel:
         self.mu, self.i1, self.px = mu, i1, px
         self.l0 = l_range_core(losses_core(mu))[0]
         self.bld = CompactBuilder(mu, i1, px)
-        first: dict = {}
-        for i2, l, case in self.bld.families:
-            if (i2, case) not in first or l < first[(i2, case)][1]:
-                first[(i2, case)] = (i2, l, case)
-        self.bld.add_families(sorted(first.values()))
+        self.bld.add_families(initial_families(mu, i1, self.bld.families))
         self.model = PulpLP(self.bld.finish(px.pairs.shape[0]), backend,
                             backend_checked=backend_checked)
         self.rounds = self.iterations = 0
@@ -288,10 +323,40 @@ _SOLVERS = {"compact": _solve_compact, "rowgen": _solve_rowgen, "families": _sol
             "enumerate": _solve_enumerate}
 
 
+def _solve_threshold(mu, i1, px, d, r):
+    """C*_{i1} with several Copeland winners, no LP: ECW's sorted threshold, checked.
+
+    With C ≥ 2, R_{i1} contains the rows of R^E_{i1} (see :func:`initial_families`) and
+    R^E_{i1} ⊆ R_{i1} ([K16] Theorem 6), so C*_{i1} = C^E*_{i1} ([K16] (9)) and ECW's
+    threshold allocation ([K16] Theorem 5) is optimal.  Not taken on trust: the
+    allocation is checked against every constraint of R_{i1} by the oracle (None if
+    that fails: the caller solves the LP).  No basis, so no certificate from it.
+    """
+    from .ecw import ecw_winner_core
+
+    t0 = time.perf_counter()
+    K = mu.shape[0]
+    q = np.zeros((K, K))
+    ecw_winner_core(mu, d, r, i1, q)
+    xf = np.clip(q * d, 0.0, 1.0)
+    if cw_oracle_core(mu, i1, xf).min() < 1.0 - ROWGEN_TOL:
+        return None
+    x = xf[px.pairs[:, 0], px.pairs[:, 1]]
+    sol = LPSolution(float(px.cost @ x), x, np.zeros(0), np.zeros(0), "threshold",
+                     time.perf_counter() - t0)
+    return None, sol, {"rounds": 0, "lp_solves": 0, "rows": 0, "rows_generated": 0,
+                       "columns": int(x.size), "families": "R^E rows (C >= 2)"}
+
+
 def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
-                 backend: str | None = None) -> WinnerSolve:
-    """Solve the LP of C*_{i1} for one Copeland winner (no certificate)."""
-    method = AUTO_METHOD if method == "auto" else method
+                 backend: str | None = None, *, need_basis: bool = True) -> WinnerSolve:
+    """Solve the LP of C*_{i1} for one Copeland winner (no certificate).
+
+    ``need_basis=False`` (no certificate wanted) lets ``method="auto"`` skip the LP
+    when there are several Copeland winners (:func:`_solve_threshold`).
+    """
+    auto = method == "auto"
+    method = AUTO_METHOD if auto else method
     if method not in _SOLVERS:
         raise UnknownNameError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     mu = np.ascontiguousarray(M.values)
@@ -299,22 +364,35 @@ def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
     r = regret_matrix(M, "komiyama")
     px = pair_index(mu, d, r, i1)
     t0 = time.perf_counter()
-    data, sol, stats = _SOLVERS[method](mu, i1, px, backend)
+    out = None
+    if auto and not need_basis and len(st.copeland_winners(M)) >= 2:
+        out = _solve_threshold(mu, i1, px, d, r)
+        method = "threshold" if out is not None else method
+    data, sol, stats = out if out is not None else _SOLVERS[method](mu, i1, px, backend)
     # clip solver noise into the box; the certificate works on exact rationals anyway
     x = np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0)
     stats.update(method=method, backend=sol.backend, wall_time=time.perf_counter() - t0,
                  explicit_constraints=str(explicit_count(mu, i1)))
+    if sol.note:
+        stats["note"] = sol.note
     return WinnerSolve(i1, px, data, sol, x, stats)
 
 
+def estimate_seconds(K: int) -> float:
+    """Rough single-winner LP time at K arms on one quiet core (fit of the benchmark
+    table in docs/lower_bound.md: ~1.5 s at K = 136, growing like K⁴)."""
+    return 1.5 * (K / 136.0) ** 4
+
+
 def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | None = None,
-                symbolic: bool = False, backend: str | None = None) -> LowerBoundResult:
-    """The regret lower bound C* of [K16] Theorem 2 for every Copeland winner (SPEC §2).
+                symbolic: bool = False, backend: str | None = None, progress: bool = False,
+                max_k: int | None = LP_MAX_K) -> LowerBoundResult:
+    """The regret lower bound C* of [K16] Theorem 2 for every Copeland winner (docs/math.md §5).
 
     Parameters
     ----------
     M : PreferenceMatrix
-        Validated matrix without ties (SPEC Assumption A).
+        Validated matrix without ties (Assumption A, docs/math.md §1).
     method : {"auto", "families", "compact", "rowgen", "enumerate"}
         LP formulation: the compact extended formulation generated family by family
         (warm-started re-solves), the whole compact formulation in one LP, row
@@ -328,6 +406,13 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
         Also return C* as a sympy expression in the d_ij (requires an exact certificate).
     backend : str, optional
         PuLP solver name, ``"HiGHS"`` (default when available) or ``"PULP_CBC_CMD"``.
+    progress : bool
+        A progress bar per Copeland winner on stderr (tqdm; silent when stderr is not a
+        terminal).
+    max_k : int or None
+        Refuse up front, with an estimate of the time, when an LP would be needed at
+        K > max_k (default :data:`LP_MAX_K`); None: no limit.  Several Copeland winners
+        without a certificate need no LP (:func:`_solve_threshold`), so no limit.
 
     Returns
     -------
@@ -339,7 +424,7 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
         No LP solver, or the solver reports a non-optimal status.
     DuelboundError
         ``method="enumerate"`` on a matrix with too many constraints (the
-        message says how many).
+        message says how many); K above ``max_k`` when an LP is needed.
 
     Notes
     -----
@@ -356,13 +441,27 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
         raise UnknownNameError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     t0 = time.perf_counter()
     K = M.K
+    default_certify = certify is None
     certify = K <= CERTIFY_MAX_K if certify is None else bool(certify)
     winners = st.copeland_winners(M)
-    solves = {i1: solve_winner(M, i1, method, backend) for i1 in winners}
+    need_lp = certify or symbolic or method != "auto" or len(winners) == 1
+    if need_lp and max_k is not None and K > max_k:
+        n = len(winners)
+        raise DuelboundError(
+            f"C* at K = {K} needs {n} LP(s) of ~{_lp_rows_estimate(M):.2g} rows each; estimated "
+            f"{_fmt_seconds(n * estimate_seconds(K))} on one core (limit K = {max_k}, "
+            "docs/lower_bound.md 'Scale'); raise the limit (--max-k) to run it anyway")
+    from tqdm import tqdm
+
+    solves = {}
+    for i1 in tqdm(winners, desc=f"C* (K = {K})", unit="winner", leave=False,
+                   disable=None if progress else True):
+        solves[i1] = solve_winner(M, i1, method, backend, need_basis=certify or symbolic)
     per = {i1: float(s.px.cost @ s.x) for i1, s in solves.items()}
     internal: dict = {}
-    cert: dict[str, Any] = {"status": "uncertified",
-                            "reason": "certify=False" if not certify else ""}
+    reason = (f"K = {K} > {CERTIFY_MAX_K}, the default limit; pass certify=True (--certify)"
+              if default_certify else "certify=False")
+    cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
     if certify:
         from .certificate import certify_lower_bound
 

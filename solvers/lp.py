@@ -1,16 +1,17 @@
 """LP back-ends: :class:`~duelbound.solvers.formulations.LPData` arrays into HiGHS or CBC.
 
-The solver is reached through PuLP: HiGHS (highspy) via PuLP's ``HiGHS`` interface,
-CBC when HiGHS is missing.  PuLP's HiGHS interface adds the matrix one row at a time
-and cannot re-solve; the subclass :class:`_BulkHiGHS` loads the arrays into the HiGHS
-model PuLP creates in two bulk calls (``addCols``, ``addRows``) and, for row and family
-generation, appends only the new columns and rows to the live model and re-solves from
-the previous basis.  On this (default) path PuLP's ``LpVariable``/``LpConstraint``
-objects are not built — HiGHS never reads them and at K = 136 they cost as much as the
-solve; with CBC they are built in bulk and PuLP solves them
-(:meth:`PulpLP.pulp_problem` gives the PuLP model on either path).
-:func:`solve_direct` solves the same arrays with highspy and no PuLP (the benchmark's
-reference).
+The solver is reached through PuLP: HiGHS (highspy) via PuLP's ``HiGHS`` interface, CBC
+when HiGHS is missing or fails on a model (:meth:`PulpLP.solve` retries with CBC before
+raising, so C*, the claim checks and the harness all get the fallback). PuLP's HiGHS
+interface adds the matrix one row at a time and cannot re-solve; the subclass
+:class:`_BulkHiGHS` loads the arrays into the HiGHS model PuLP creates in two bulk calls
+(``addCols``, ``addRows``) and, for row and family generation, appends only the new
+columns and rows to the live model and re-solves from the previous basis. On this
+(default) path PuLP's ``LpVariable``/``LpConstraint`` objects are not built — HiGHS
+never reads them and at K = 136 they cost as much as the solve; with CBC they are built
+in bulk and PuLP solves them (:meth:`PulpLP.pulp_problem` gives the PuLP model on either
+path). :func:`solve_direct` solves the same arrays with highspy and no PuLP (the
+benchmark's reference).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class LPSolution:
     col_status: np.ndarray | None = None  # HiGHS basis (0 lower, 1 basic, 2 upper, ...)
     row_status: np.ndarray | None = None
     iterations: int = 0  # simplex iterations of this solve (HiGHS)
+    note: str = ""  # e.g. "HiGHS failed (...); solved by CBC"
 
 
 def available_backend(preferred: str | None = None) -> str:
@@ -59,14 +61,48 @@ def available_backend(preferred: str | None = None) -> str:
                       f" found {have or 'none'}); install highspy")
 
 
-def _load_highs(h, data: LPData) -> None:
-    """Columns and rows of ``data`` into a highspy model in two bulk calls."""
+#: Above this largest cost the costs sent to the solver are conditioned (:func:`solver_costs`):
+#: at gaps |µ − ½| ≲ 1e-10 the costs r/d(µ, ½) pass HiGHS's "infinite" 1e20.
+COST_RESCALE_ABOVE = 1e8
+#: Largest cost sent to the solver after conditioning.
+COST_CAP = 1e11
+
+
+def solver_costs(c: np.ndarray) -> tuple[np.ndarray, float]:
+    """Costs to hand the LP solver, and the power of two s they were scaled by.
+
+    Costs up to :data:`COST_RESCALE_ABOVE` are sent unchanged (s = 1).  Above it:
+    (1) scale by a power of two s ≤ 1 that brings the smallest positive cost into
+    [1, 2) (exact: same bases, duals × s), so a matrix whose gaps are all tiny is
+    solved as a normal one; (2) cap what still exceeds :data:`COST_CAP`.  A capped
+    cost stays ≥ 1e7 times every uncapped one and HiGHS's absolute tolerances (1e-7)
+    still see the small costs: the solver minimises the capped pairs' evidence
+    first, which is what the true costs (up to 1e30 at one ulp from ½) demand.  This is
+    a conditioning device, not a claim: objectives are recomputed with the true costs,
+    and the exact certificate (:mod:`.certificate`) re-derives the duals from the
+    basis with the exact costs, so a basis that is optimal for the capped costs only
+    is not certified exact.
+    """
+    pos = c[c > 0]
+    if not pos.size or float(pos.max()) <= COST_RESCALE_ABOVE:
+        return c, 1.0
+    if not np.all(np.isfinite(pos)):
+        raise SolverError("an LP cost is not finite (a pair with µ = 1/2?)")
+    scale = min(1.0, 2.0 ** -int(np.floor(np.log2(float(pos.min())))))
+    return np.minimum(c * scale, COST_CAP), scale
+
+
+def _load_highs(h, data: LPData, costs: np.ndarray | None = None) -> None:
+    """Columns and rows of ``data`` into a highspy model in two bulk calls.
+
+    ``costs``: the (conditioned) costs to load instead of ``data.c``.
+    """
     import highspy
 
     inf = highspy.kHighsInf
     n = data.n_cols
-    h.addCols(n, data.c, data.lb, data.ub, 0, np.zeros(0, dtype=np.int32),
-              np.zeros(0, dtype=np.int32), np.zeros(0))
+    h.addCols(n, data.c if costs is None else costs, data.lb, data.ub, 0,
+              np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
     _add_rows(h, data.row_lb, data.indptr, data.indices, data.data, inf)
 
 
@@ -78,7 +114,8 @@ def _add_rows(h, row_lb, indptr, indices, vals, inf) -> None:
                   np.asarray(indices, dtype=np.int32), np.asarray(vals, dtype=np.float64))
 
 
-def _read_highs(h, backend: str, t0: float) -> LPSolution:
+def _read_highs(h, backend: str, t0: float, scale: float = 1.0) -> LPSolution:
+    """The solution of a solved highspy model; objective and duals divided by ``scale``."""
     import highspy
 
     status = h.getModelStatus()
@@ -92,8 +129,8 @@ def _read_highs(h, backend: str, t0: float) -> LPSolution:
         cs = np.array([int(s) for s in basis.col_status], dtype=np.int8)
         rs = np.array([int(s) for s in basis.row_status], dtype=np.int8)
     info = h.getInfo()
-    return LPSolution(float(info.objective_function_value), np.array(sol.col_value),
-                      np.array(sol.row_dual), np.array(sol.col_dual), backend,
+    return LPSolution(float(info.objective_function_value) / scale, np.array(sol.col_value),
+                      np.array(sol.row_dual) / scale, np.array(sol.col_dual) / scale, backend,
                       time.perf_counter() - t0, cs, rs, int(info.simplex_iteration_count))
 
 
@@ -106,9 +143,12 @@ def solve_direct(data: LPData, threads: int | None = None) -> LPSolution:
     h.setOptionValue("output_flag", False)
     if threads:
         h.setOptionValue("threads", threads)
-    _load_highs(h, data)
+    costs, scale = solver_costs(data.c)
+    _load_highs(h, data, costs)
     h.run()
-    return _read_highs(h, "highspy", t0)
+    sol = _read_highs(h, "highspy", t0, scale)
+    sol.objective = float(data.c @ sol.v)
+    return sol
 
 
 class _BulkHiGHS(pulp.HiGHS):
@@ -120,7 +160,8 @@ class _BulkHiGHS(pulp.HiGHS):
 
     def buildSolverModel(self, lp):  # noqa: N802 (PuLP's name)
         self._owner._bind_indices()
-        _load_highs(lp.solverModel, self._owner.data)
+        costs, self._owner.scale = solver_costs(self._owner.data.c)
+        _load_highs(lp.solverModel, self._owner.data, costs)
         self._owner._loaded_rows = self._owner.data.n_rows
         self._owner._loaded_cols = self._owner.data.n_cols
 
@@ -172,6 +213,7 @@ class PulpLP:
                  backend_checked: bool = False):
         self.backend = backend if backend_checked and backend else available_backend(backend)
         self.data = data
+        self.scale = 1.0  # power of two the solver's costs were scaled by (solver_costs)
         self.prob = pulp.LpProblem("C_star", pulp.LpMinimize)
         self.vars: list[pulp.LpVariable] = []
         self.cons: list[pulp.LpConstraint] = []
@@ -187,6 +229,7 @@ class PulpLP:
             pulp.PULP_CBC_CMD(msg=False)
         self._loaded_rows = self._loaded_cols = 0
         self.n_solves = 0
+        self.note = ""  # set when HiGHS failed and CBC took over
 
     def _append_columns(self, start: int, stop: int) -> None:
         d = self.data
@@ -198,7 +241,7 @@ class PulpLP:
         self._set_objective()
 
     def _set_objective(self) -> None:
-        c = self.data.c
+        c, self.scale = solver_costs(self.data.c)
         self.prob.setObjective(pulp.LpAffineExpression(
             [(self.vars[k], float(c[k])) for k in np.flatnonzero(c)]))
 
@@ -208,8 +251,9 @@ class PulpLP:
         n = len(c)
         self.data.c[:n] = c
         if self.backend == "HiGHS" and self._loaded_cols and self.prob.solverModel:
-            self.prob.solverModel.changeColsCost(n, np.arange(n, dtype=np.int32),
-                                                 np.asarray(c, dtype=np.float64))
+            m = self._loaded_cols  # all of them: the conditioning may have changed
+            costs, self.scale = solver_costs(self.data.c[:m])
+            self.prob.solverModel.changeColsCost(m, np.arange(m, dtype=np.int32), costs)
         elif self._materialised:
             self._set_objective()
 
@@ -259,8 +303,8 @@ class PulpLP:
         c0 = self._loaded_cols
         if d.n_cols > c0:
             n = d.n_cols - c0
-            h.addCols(n, d.c[c0:], d.lb[c0:], d.ub[c0:], 0, np.zeros(0, dtype=np.int32),
-                      np.zeros(0, dtype=np.int32), np.zeros(0))
+            h.addCols(n, solver_costs(d.c)[0][c0:], d.lb[c0:], d.ub[c0:], 0,
+                      np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
         self._loaded_cols = d.n_cols
         start = self._loaded_rows
         if d.n_rows > start:
@@ -284,7 +328,34 @@ class PulpLP:
             self._append_constraints(start, d.n_rows)
 
     def solve(self) -> LPSolution:
-        """Solve (first call) or re-solve in place after :meth:`add_rows` (HiGHS)."""
+        """Solve (first call) or re-solve in place after :meth:`add_rows` (HiGHS).
+
+        If HiGHS fails (an exception or a status other than optimal: numerical
+        trouble, iteration limit, a status PuLP reports as "Not Solved"), the same LP
+        is solved again by CBC before giving up; the model stays on CBC from then on
+        and the solution's ``note`` says why.  :class:`SolverError` only when CBC
+        fails too (or is missing).
+        """
+        try:
+            sol = self._solve_once()
+            sol.note = self.note
+            return sol
+        except SolverError as exc:
+            if self.backend != "HiGHS" or "PULP_CBC_CMD" not in pulp.listSolvers(
+                    onlyAvailable=True):
+                raise
+            reason = str(exc)
+        self.backend = "PULP_CBC_CMD"  # materialise the PuLP model for CBC and retry
+        self._solver = pulp.PULP_CBC_CMD(msg=False)
+        self.pulp_problem()
+        try:
+            sol = self._solve_once()
+        except SolverError as exc:
+            raise SolverError(f"{reason}; CBC fallback failed too: {exc}") from None
+        self.note = sol.note = f"HiGHS failed ({reason}); solved by CBC"
+        return sol
+
+    def _solve_once(self) -> LPSolution:
         t0 = time.perf_counter()
         self.n_solves += 1
         try:
@@ -292,16 +363,18 @@ class PulpLP:
                 self._solver.actualResolve(self.prob)
             else:
                 self.prob.solve(self._solver)
-        except pulp.PulpSolverError as exc:
+        except (pulp.PulpSolverError, RuntimeError, ValueError) as exc:
             raise SolverError(f"LP solver {self.backend} failed: {exc}") from None
         if self.prob.status != pulp.LpStatusOptimal:
             raise SolverError(f"LP solver {self.backend} reports status "
                               f"{pulp.LpStatus[self.prob.status]!r}, not optimal")
         if self.backend == "HiGHS":
-            return _read_highs(self.prob.solverModel, "pulp+HiGHS", t0)
+            sol = _read_highs(self.prob.solverModel, "pulp+HiGHS", t0, self.scale)
+            sol.objective = float(self.data.c @ sol.v)  # true costs (solver_costs)
+            return sol
         v = np.array([x.varValue or 0.0 for x in self.vars])
-        y = np.array([c.pi or 0.0 for c in self.cons])
-        dj = np.array([x.dj or 0.0 for x in self.vars])
+        y = np.array([c.pi or 0.0 for c in self.cons]) / self.scale
+        dj = np.array([x.dj or 0.0 for x in self.vars]) / self.scale
         return LPSolution(float(self.data.c @ v), v, y, dj, "pulp+CBC",
                           time.perf_counter() - t0)
 

@@ -1,4 +1,4 @@
-"""Sorting separation oracle for the feasible sets R_{i1} and R^E_{i1} (SPEC §2–§3).
+"""Sorting separation oracle for the feasible sets R_{i1} and R^E_{i1} (docs/math.md §5–§6).
 
 [K16] §4.1.1: for fixed (i1, i2, l) the tightest constraint of R_{i1} takes the
 smallest evidence values x = q·d, so one pass of sorting and prefix sums gives
@@ -68,7 +68,7 @@ def _kl_half_scalar(p: float) -> float:
 
 @numba.njit(cache=True)
 def kl_half_core(mu: np.ndarray) -> np.ndarray:
-    """d_ij = d(µ_ij, 1/2) for a K×K array (zero on the diagonal), SPEC §1."""
+    """d_ij = d(µ_ij, 1/2) for a K×K array (zero on the diagonal), docs/math.md §3."""
     K = mu.shape[0]
     d = np.zeros((K, K))
     for i in range(K):
@@ -80,7 +80,7 @@ def kl_half_core(mu: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def losses_core(mu: np.ndarray) -> np.ndarray:
-    """L_i = |S_i| = #{j : µ_ij < 1/2} (SPEC §1)."""
+    """L_i = |S_i| = #{j : µ_ij < 1/2} (docs/math.md §2)."""
     K = mu.shape[0]
     L = np.zeros(K, dtype=np.int64)
     for i in range(K):
@@ -92,7 +92,7 @@ def losses_core(mu: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def regret_core(mu: np.ndarray) -> np.ndarray:
-    """komiyama regret r_ij = (L_i + L_j − 2 L1)/(2(K − 1)) (SPEC §1)."""
+    """komiyama regret r_ij = (L_i + L_j − 2 L1)/(2(K − 1)) (docs/math.md §4)."""
     K = mu.shape[0]
     L = losses_core(mu)
     l1 = L.min()
@@ -122,7 +122,7 @@ def _sorted_prefix(x_row: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, 
 
 @numba.njit(cache=True)
 def cw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> np.ndarray:
-    """Smallest constraint left-hand side of R_{i1} per (i2, l, case) (SPEC §2).
+    """Smallest constraint left-hand side of R_{i1} per (i2, l, case) (docs/math.md §5).
 
     Returns V with shape (K, l_max − l0 + 1, 2); +inf where no constraint exists.
     ``x`` is the symmetric K×K evidence matrix x_ij = q_ij d_ij.
@@ -159,7 +159,7 @@ def cw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def ecw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> float:
-    """Smallest left-hand side over the constraints (4)–(5) of R^E_{i1} (SPEC §3).
+    """Smallest left-hand side over the constraints (4)–(5) of R^E_{i1} (docs/math.md §6).
 
     (4) contributes x_{i1 j} (j ∈ I_{i1}, must be ≥ 1); (5) the sum of the
     m = L_{i2} − L_{i1} + 1 smallest x_{j i2}, j ∈ S_{i2} \\ {i1}.  +inf if none.
@@ -245,7 +245,7 @@ def in_region(M_or_mu: Any, i1: int, x: Any, kind: str = "cw", tol: float = 1e-9
     x : array_like
         Symmetric K×K evidence, x_ij = q_ij d_ij (only entries i ≠ j are read).
     kind : {"cw", "ecw"}
-        R_{i1} of [K16] Theorem 2 (SPEC §2) or R^E_{i1} of [K16] §4.2 (SPEC §3).
+        R_{i1} of [K16] Theorem 2 (docs/math.md §5) or R^E_{i1} of [K16] §4.2 (docs/math.md §6).
     tol : float
         Every constraint must hold up to ``tol`` (left-hand side ≥ 1 − tol).
 
@@ -268,7 +268,10 @@ def in_region(M_or_mu: Any, i1: int, x: Any, kind: str = "cw", tol: float = 1e-9
 
 @dataclass(frozen=True)
 class Constraint:
-    """One constraint of R_{i1} in the form of SPEC §2: Σ_{j∈I} x_{i1 j} + Σ_{j∈S} x_{i2 j} ≥ 1."""
+    """One constraint of R_{i1} ([K16] Theorem 2, docs/math.md §5).
+
+    Form: Σ_{j∈I} x_{i1 j} + Σ_{j∈S} x_{i2 j} ≥ 1.
+    """
 
     i1: int
     i2: int

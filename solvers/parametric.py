@@ -4,7 +4,7 @@ CW-RMED ([K16] Algorithm 1, line 11) needs C*_{i1}(µ̂) and an optimal q̂ for 
 empirical matrix µ̂ whenever the membership test fails, i.e. after many duels
 while µ̂ moves a little each time.  In the evidence variables x = q·d the feasible
 set R_{i1} depends on the tournament (the signs of µ̂ − 1/2) only; µ̂ enters through
-the costs c_p = r_p / d̂_p of the pair columns (SPEC §2).  Two consequences:
+the costs c_p = r_p / d̂_p of the pair columns (docs/math.md §5).  Two consequences:
 
 * the family-generation LP of :class:`~duelbound.solvers.lower_bound.FamilyModel`
   built for one tournament stays valid for every µ̂ with that tournament: only its
@@ -68,7 +68,7 @@ _LOWER, _UPPER = 0, 2
 
 @numba.njit(cache=True)
 def pair_costs_core(L: np.ndarray, d: np.ndarray, c: np.ndarray) -> None:
-    """c[a·K + b] = r_ab / d_ab for a < b (komiyama r, SPEC §1), 0 elsewhere."""
+    """c[a·K + b] = r_ab / d_ab for a < b (komiyama r, docs/math.md §4), 0 elsewhere."""
     K = d.shape[0]
     l1 = L.min()
     c[:] = 0.0

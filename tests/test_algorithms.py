@@ -166,3 +166,65 @@ def test_dts_beta_above_half_is_the_truncated_beta(w_ij, w_ji):
     assert np.all(x > 0.5)
     cdf = lambda v: (beta.cdf(v, a, b) - beta.cdf(0.5, a, b)) / sf  # noqa: E731
     assert kstest(x, cdf).pvalue > 1e-3
+
+
+@settings(max_examples=200, deadline=None)
+@given(w_ij=hst.integers(0, 400), w_ji=hst.integers(0, 400), t0=hst.integers(1, 5000),
+       alpha=hst.sampled_from([0.51, 1.0, 3.0]), kind=hst.integers(0, 4))
+def test_flip_time_is_the_first_t_of_the_float_predicate(w_ij, w_ji, t0, alpha, kind):
+    # The event schedule (checks/alg_schedule.py) relies on: with the counts fixed, each
+    # bound comparison is monotone in t, and flip_time returns its first true t ≥ t0 —
+    # checked against a brute-force scan of the same float predicate.
+    from duelbound.checks.alg_schedule import flip_time, holds
+
+    W = np.array([[0, w_ij], [w_ji, 0]], np.int64)
+    T = 20_000
+    got = flip_time(kind, W, 0, 1, alpha, t0, T)
+    values = [holds(kind, W, 0, 1, alpha, float(t)) for t in range(t0, T + 1)]
+    assert values == sorted(values)  # False ... False True ... True
+    first = next((t0 + k for k, v in enumerate(values) if v), T + 1)
+    assert got == first
+
+
+def test_schedule_pops_in_time_order_and_drops_stale_times():
+    from duelbound.checks.alg_schedule import new_schedule, pop_due, schedule
+
+    heap, size, due = new_schedule(4)
+    T = 100
+    for p, t in ((0, 50), (1, 10), (2, 10), (3, 200)):  # 200 > T: never
+        schedule(heap, size, due, p, t, T)
+    schedule(heap, size, due, 1, 70, T)  # re-scheduled: its time 10 is stale
+    for _ in range(40):  # many stale keys force rebuilds; memory stays bounded
+        schedule(heap, size, due, 0, 50, T)
+    assert size[0] <= heap.shape[0]
+    assert pop_due(heap, size, due, 9) == -1
+    assert pop_due(heap, size, due, 10) == 2
+    assert pop_due(heap, size, due, 10) == -1
+    assert pop_due(heap, size, due, 100) == 0
+    assert pop_due(heap, size, due, 100) == 1
+    assert pop_due(heap, size, due, 10**6) == -1
+
+
+def test_ecw_membership_parameter():
+    from duelbound.theory.errors import DuelboundError
+
+    M = examples.load("cyclic")
+    default = run_single(M, "ecw-rmed", 5000, 3)
+    assert default.params["membership"] == "RE"
+    explicit = run_single(M, "ecw-rmed", 5000, 3, {"membership": "RE"})
+    assert np.array_equal(default.counts, explicit.counts)
+    literal = run_single(M, "ecw-rmed", 5000, 3, {"membership": "R"})
+    assert literal.params["membership"] == "R"
+    iu = np.triu_indices(M.K, 1)
+    assert literal.counts[iu].sum() + np.trace(literal.counts) == 5000
+    with pytest.raises(DuelboundError):
+        run_single(M, "ecw-rmed", 100, 0, {"membership": "X"})
+
+
+def test_ecw_literal_membership_concentrates_on_winners():
+    M = examples.load("cyclic")
+    rec = run_single(M, "ecw-rmed", 20_000, 0, {"membership": "R"}, log_pairs=True)
+    win = np.zeros(M.K, bool)
+    win[st.copeland_winners(M)] = True
+    tail = rec.pairs[10_000:]
+    assert np.mean(~(win[tail[:, 0]] & win[tail[:, 1]])) < 0.1

@@ -22,7 +22,7 @@ def _d_half(p: float) -> float:
 def test_ecw_rmed_approaches_ecw_constant_on_cyclic():
     M = examples.load("cyclic")
     res = simulate(M, "ecw-rmed", T, runs=4, seed=0, progress=False)
-    # C^E* of cyclic by hand ([K16] App. C, SPEC §2): 1/d(0.6, 1/2) ≈ 49.66,
+    # C^E* of cyclic by hand ([K16] App. C, docs/math.md §5): 1/d(0.6, 1/2) ≈ 49.66,
     # allocation N_1j ≈ log T / d(0.6, 1/2) (j = 2, 3, 4), nothing else explored.
     ce = 1 / _d_half(0.6)
     ratio = res.final_regret["komiyama"].mean() / math.log(T)

@@ -1,4 +1,4 @@
-"""ECW-RMED's C^E* ([K16] §4.2, Theorem 5; SPEC §3) against independent computations."""
+"""ECW-RMED's C^E* ([K16] §4.2, Theorem 5; docs/math.md §6) against independent computations."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def matrices(draw, max_k: int = 6):
 
 def test_cyclic_ecw_value_is_one_over_d06():
     res = ecw_bound(examples.load("cyclic"))
-    expected = 1 / _d_half("0.6")  # SPEC §2 worked example, [K16] App. C
+    expected = 1 / _d_half("0.6")  # docs/math.md §5 worked example, [K16] App. C
     assert res.value == pytest.approx(float(expected), rel=1e-12)
     assert res.winners == [0]
 

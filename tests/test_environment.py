@@ -74,7 +74,7 @@ def test_different_seeds_differ():
 
 
 def _independent_regret(mu: np.ndarray, pairs: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-step regret recomputed from the matrix by hand (SPEC §1 table)."""
+    """Per-step regret recomputed from the matrix by hand (docs/math.md §4 table)."""
     K = mu.shape[0]
     L = np.array([sum(mu[i, j] < 0.5 for j in range(K) if j != i) for i in range(K)])
     l1 = L.min()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -33,23 +33,35 @@ def _verdicts(report, matrix=0):
     return {c.name: c.verdict for c in report.matrices[matrix].checks}
 
 
-@pytest.mark.parametrize("algorithm", ["d-ts", "ecw-rmed"])
-def test_bundled_reference_passes_its_own_verification(algorithm):
-    r = verify(algorithm, T=20_000, runs=4, reference=algorithm, claimed_coefficient=1.0)
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    """Write a tiny user module to a temporary folder; returns ``name -> "name:make"``."""
+
+    def write(name: str, source: str, attr: str = "make") -> str:
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        return f"{name}:{attr}"
+
+    return write
+
+
+def test_bundled_reference_passes_its_own_verification():
+    r = verify("d-ts", T=20_000, runs=5, reference="d-ts", claimed_coefficient=1.0)
     assert [m.name for m in r.matrices] == ["cyclic", "multi_winner", "unique_copeland"]
     for m in r.matrices:
         v = {c.name: c.verdict for c in m.checks}
-        assert v["protocol"] == v["non-winner share"] == v["sublinear"] == "PASS", v
-        assert v["lower bound"] == "PASS"
-        assert v["reference"] == "PASS"   # identical seeds: identical regrets
+        assert v["protocol"] == "PASS", m.check("protocol").message
+        assert v["consistency"] in ("PASS", "INCONCLUSIVE"), m.check("consistency").message
+        assert v["lower bound"] in ("PASS", "INCONCLUSIVE")
+        assert v["reference"] in ("PASS", "INCONCLUSIVE"), m.check("reference").message
         assert v["claimed"] == "FAIL"     # a claim of 1.0 < C* contradicts Theorem 2
     assert r.matrices[0].check("lower bound").statistic["C_star"] == pytest.approx(
         1 / (2 * _kl_half(0.6)) + 1 / _kl_half(0.9), rel=1e-7)
+    assert r.matrices[0].condorcet and not r.matrices[1].condorcet
+    assert "(CW)" in r.table() and "took" in r.table()
 
 
 def _kl_half(p):
-    import math
-
     return p * math.log(2 * p) + (1 - p) * math.log(2 * (1 - p))
 
 
@@ -57,103 +69,162 @@ def test_condorcet_algorithm_fails_without_condorcet_winner():
     # RUCB assumes a Condorcet winner: on multi_winner / unique_copeland it keeps
     # playing non-winners, on cyclic (Condorcet winner 0) it is consistent.
     r = verify("rucb", T=20_000, runs=3)
-    assert r.matrices[0].verdict == "PASS"
-    assert r.matrices[2].check("non-winner share").verdict == "FAIL"
-    assert r.matrices[1].check("sublinear").verdict == "FAIL"
+    assert r.matrices[0].check("consistency").verdict in ("PASS", "INCONCLUSIVE")
+    assert r.matrices[1].check("consistency").verdict == "FAIL"
+    assert r.matrices[2].check("consistency").verdict == "FAIL"
+    assert any("behaves like a Condorcet algorithm" in x for x in r.reasons), r.reasons
 
 
-def test_fixed_non_winner_pair_fails_consistency(algos):
-    r = verify(algos.fixed_pair, ["cyclic"], T=2000, runs=2)
-    v = _verdicts(r)
-    assert v["protocol"] == "PASS"
-    assert v["non-winner share"] == "FAIL" and v["sublinear"] == "FAIL"
-    assert r.matrices[0].check("non-winner share").statistic["late_share"] == 1.0
+def test_fixed_non_winner_pair_fails_consistency():
+    r = verify("examples.my_algorithms:fixed_pair", ["cyclic"], T=20_000, runs=2)
+    chk = r.matrices[0].check("consistency")
+    assert r.matrices[0].check("protocol").verdict == "PASS"
+    assert chk.verdict == "FAIL" and chk.statistic["late_share"] == 1.0
+    assert "(2,3)" in chk.message                       # the pair it is stuck on
 
 
-def test_exception_on_step_1000_is_caught_and_located(algos):
-    r = verify(algos.raise_at_1000, ["cyclic"], T=1200, runs=1)
+def test_exception_on_step_1000_is_caught_and_located():
+    r = verify("examples.my_algorithms:raise_at_1000", ["cyclic"], T=1200, runs=1)
     chk = r.matrices[0].check("protocol")
-    assert chk.verdict == "FAIL" and r.verdict == "FAIL"
+    assert chk.verdict == "FAIL" and r.verdict == "FAIL" and r.exit_code == 1
     err = chk.statistic["first_error"]
     assert err["kind"] == "exception" and err["step"] == 1000
     assert "RuntimeError" in err["message"]
 
 
-def test_out_of_range_arm_is_a_protocol_failure(algos):
-    r = verify(algos.out_of_range, ["cyclic"], T=600, runs=1)
+def test_out_of_range_arm_is_a_protocol_failure():
+    r = verify("examples.my_algorithms:out_of_range", ["cyclic"], T=600, runs=1)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "invalid-index" and err["step"] == 500
     assert "out of range" in err["message"]
 
 
-def test_nondeterminism_is_detected(algos):
-    r = verify(algos.nondeterministic, ["cyclic"], T=300, runs=1)
+def test_nondeterminism_is_detected():
+    r = verify("examples.my_algorithms:nondeterministic", ["cyclic"], T=300, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and "non-deterministic" in chk.message
 
 
-class _HangOnFourArms:
-    """Hangs on K = 4 (cyclic), behaves on other K: the harness must keep going."""
-
-    def __init__(self, K, T, seed):
-        self.K = K
-
-    def select(self):
-        if self.K == 4:
-            time.sleep(3600)
-        return 0, 1
-
-    def update(self, i, j, won):
-        pass
-
-
-class _Crash(_HangOnFourArms):
-    def select(self):
-        os._exit(3)
-
-
-def test_hang_costs_only_its_own_run():
+def test_a_hang_costs_only_its_own_run(user_module):
+    spec = user_module("u_hang4", """
+        import time
+        class A:
+            def __init__(self, K, T, seed):
+                self.K = K
+            def select(self):
+                if self.K == 4:
+                    time.sleep(3600)
+                return 0, 1
+            def update(self, i, j, won):
+                pass
+        make = A
+    """)
     t0 = time.perf_counter()
-    r = verify(_HangOnFourArms, ["cyclic", "multi_winner"], T=200, runs=1, time_limit=3)
+    r = verify(spec, ["cyclic", "multi_winner"], T=200, runs=1, hang_timeout=1.0)
     assert time.perf_counter() - t0 < 60
-    assert r.matrices[0].check("protocol").statistic["first_error"]["kind"] == "timeout"
+    err = r.matrices[0].check("protocol").statistic["first_error"]
+    assert err["kind"] == "hang" and "sleeping" in err["message"]
     assert r.matrices[1].check("protocol").verdict == "PASS"
 
 
-def test_crash_is_reported():
-    r = verify(_Crash, ["cyclic"], T=50, runs=1)
-    err = r.matrices[0].check("protocol").statistic["first_error"]
-    assert err["kind"] == "crash" and "exit code 3" in err["message"]
+def test_slow_run_is_inconclusive_with_its_rate(user_module):
+    spec = user_module("u_slow", """
+        import time
+        class A:
+            def __init__(self, K, T, seed):
+                pass
+            def select(self):
+                time.sleep(0.002)
+                return 0, 0
+            def update(self, i, j, won):
+                pass
+        make = A
+    """)
+    r = verify(spec, ["cyclic"], T=100_000, runs=1, time_limit=2.0)
+    chk = r.matrices[0].check("protocol")
+    assert chk.verdict == "INCONCLUSIVE" and "duels/s" in chk.message, chk.message
+    assert "needs about" in chk.message
+    run = r.matrices[0].runs[0]
+    assert 0 < run.steps < 100_000 and run.checkpoints[-1] == run.steps   # trajectory kept
+    assert r.matrices[0].check("consistency").verdict != "PASS"           # not all of T
 
 
-def _duel_factory(extra: int):
-    def factory(K, T, seed):
-        def run(duel, horizon):
-            for _ in range(horizon + extra):
-                duel(0, 0)
-        return run
-    return factory
+DUELS = """
+def make(K, T, seed):
+    def run(duel, horizon):
+        for _ in range(horizon + EXTRA):
+            duel(0, 0)
+    return run
+"""
 
 
 @pytest.mark.parametrize("extra,kind", [(1, "exceeded-T"), (-10, "stopped-early")])
-def test_duel_protocol_horizon_violations(extra, kind):
-    r = verify(_duel_factory(extra), ["cyclic"], T=100, runs=1, protocol="duel")
+def test_duel_protocol_horizon_violations(user_module, extra, kind):
+    spec = user_module(f"u_duels{extra + 20}", DUELS.replace("EXTRA", str(extra)))
+    r = verify(spec, ["cyclic"], T=100, runs=1)
+    assert r.protocol == "duel"
     assert r.matrices[0].check("protocol").statistic["first_error"]["kind"] == kind
 
 
-def test_duel_protocol_self_duels_of_the_winner_pass():
-    r = verify(_duel_factory(0), ["cyclic"], T=500, runs=1, protocol="duel")
+def test_self_duels_of_the_winner_pass_and_lower_bound_is_inconclusive(user_module):
+    spec = user_module("u_duels_ok", DUELS.replace("EXTRA", "0"))
+    r = verify(spec, ["cyclic"], T=2000, runs=2)
     v = _verdicts(r)
-    assert v["protocol"] == v["non-winner share"] == v["sublinear"] == "PASS"
-    # zero regret is far below C* log T: the finite-T lower-bound check warns
-    assert v["lower bound"] == "WARN"
+    assert v["protocol"] == v["consistency"] == "PASS"
+    # zero regret is far below C* log T: without a reference that is no evidence
+    assert v["lower bound"] == "INCONCLUSIVE"
     assert r.matrices[0].runs[0].final_regret["komiyama"] == 0.0
 
 
-def test_budget_exhausted_runs_are_reported():
+def test_protocol_is_detected_and_a_misfit_named(user_module):
+    spec = user_module("u_misfit", """
+        def make(K, T, seed):
+            return 42
+    """)
+    with pytest.raises(DuelboundError, match=r"select\(\).*run\(duel, T\)"):
+        verify(spec, ["cyclic"], T=10, runs=1)
+    spec = user_module("u_sel", """
+        class A:
+            def __init__(self, K, T, seed):
+                pass
+            def select(self):
+                return 0, 0
+            def update(self, i, j, won):
+                pass
+        make = A
+    """)
+    with pytest.raises(DuelboundError, match="select protocol"):
+        verify(spec, ["cyclic"], T=10, runs=1, protocol="duel")
+    assert verify(spec, ["cyclic"], T=50, runs=1).protocol == "select"
+
+
+def test_environment_errors_are_not_the_algorithms_fault(user_module, monkeypatch, capsys):
+    spec = user_module("u_env", """
+        import numpy as np
+        def make(K, T, seed):
+            def run(duel, horizon):
+                for t in range(horizon):
+                    if t == 10:
+                        np.float_removed_alias      # as duelpy 1.0.0 on NumPy >= 1.24
+                    duel(0, 0)
+            return run
+    """)
+    r = verify(spec, ["cyclic"], T=100, runs=1)
+    chk = r.matrices[0].check("protocol")
+    assert chk.verdict == "INCONCLUSIVE" and "environment" in chk.message
+    assert r.exit_code == 2 and r.environment_error is not None
+    spec2 = user_module("u_imp", """
+        import no_such_module_xyz
+    """)
+    with pytest.raises(DuelboundError, match="no_such_module_xyz"):
+        verify(spec2, ["cyclic"], T=10, runs=1)
+
+
+def test_budget_exhausted_runs_are_inconclusive():
     r = verify("uniform", ["cyclic"], T=100, runs=2, budget=0.0)
     chk = r.matrices[0].check("protocol")
-    assert chk.verdict == "WARN" and r.budget_exhausted
+    assert chk.verdict == "INCONCLUSIVE" and r.budget_exhausted
+    assert r.exit_code == 3
 
 
 def test_bad_arguments_raise_package_errors():
@@ -163,64 +234,89 @@ def test_bad_arguments_raise_package_errors():
         verify("uniform", protocol="pull")
     with pytest.raises(DuelboundError):
         load_factory("examples.my_algorithms")
+    with pytest.raises(DuelboundError, match="importable"):
+        verify(lambda K, T, s: None, ["cyclic"], T=10, runs=1)
 
 
-def test_report_is_json_ready(algos):
+def test_report_is_json_ready():
     import json
 
-    r = verify(algos.fixed_pair, ["multi_winner"], T=300, runs=1)
+    r = verify("examples.my_algorithms:fixed_pair", ["multi_winner"], T=3000, runs=1)
     data = json.loads(json.dumps(r.to_dict()))
     assert data["verdict"] == "FAIL" and data["matrices"][0]["name"] == "multi_winner"
-    assert "non-winner share" in r.table()
+    assert data["exit_code"] == 1 and data["environment_seed"] == r.environment_seed
+    assert data["matrices"][0]["checks"][1]["statistic"]["runs_used"] == 1
+    assert "consistency" in r.table()
 
 
 def test_cli_verify(monkeypatch, capsys):
     monkeypatch.chdir(REPO)
-    code = main(["verify", "examples.my_algorithms:fixed_pair", "--matrices", "cyclic",
-                 "--T", "3e2", "--runs", "1"])
+    code = main(["verify", "examples.my_algorithms:fixed_pair", "--only", "cyclic",
+                 "--T", "2e4", "--runs", "1", "--quiet"])
     assert code == 1 and "FAIL" in capsys.readouterr().out
-    assert main(["verify", "nomodule_xyz:f"]) == 2
+    assert main(["verify", "nomodule_xyz:f", "--only", "cyclic", "--quiet"]) == 2
+    assert main(["verify", "examples.my_algorithms", "--quiet"]) == 2
+
+
+def test_cli_matrices_add_to_the_suite_and_only_replaces(monkeypatch):
+    import argparse
+
+    from duelbound.cli import verify as cli
+
+    seen = {}
+
+    def fake(spec, mats, **kw):
+        seen["names"] = [m.name for m in mats]
+        raise SystemExit(0)
+
+    monkeypatch.setattr("duelbound.checks.harness.verify", fake)
+    p = argparse.ArgumentParser()
+    cli.add_arguments(p)
+    with pytest.raises(SystemExit):
+        cli.run(p.parse_args(["d-ts", "--matrices", "mslr5"]))
+    assert seen["names"] == ["cyclic", "multi_winner", "unique_copeland", "mslr5"]
+    with pytest.raises(SystemExit):
+        cli.run(p.parse_args(["d-ts", "--only", "mslr5"]))
+    assert seen["names"] == ["mslr5"]
 
 
 def test_duelpy_adapter_runs_deterministically():
     pytest.importorskip("duelpy")
-    from duelbound.checks.adapters import duelpy_dts
-
-    r = verify(duelpy_dts, ["cyclic"], T=300, runs=1, protocol="duel")
+    r = verify("duelbound.checks.adapters:duelpy_dts", ["cyclic"], T=300, runs=1)
     chk = r.matrices[0].check("protocol")
-    assert chk.verdict == "PASS" and chk.statistic["deterministic"]
+    assert r.protocol == "duel"
+    assert chk.verdict == "PASS" and chk.statistic["deterministic"], chk.message
+
+
+def test_explore_then_commit_is_inconclusive_then_passes_at_the_suggested_horizon():
+    spec = "examples.select_protocol:etc_400"
+    r = verify(spec, ["cyclic"], T=2000, runs=2)
+    chk = r.matrices[0].check("consistency")
+    assert chk.verdict == "INCONCLUSIVE", chk.message
+    T2 = chk.statistic["suggested_T"]
+    assert 2000 < T2 <= 200_000 and f"T = {T2}" in chk.message
+    later = verify(spec, ["cyclic"], T=T2, runs=2)
+    assert later.matrices[0].check("consistency").verdict == "PASS"
 
 
 @pytest.mark.slow
-def test_python_dts_matches_bundled_dts(algos):
-    r = verify(algos.dts, T=10_000, runs=5, reference="d-ts")
-    assert r.verdict in ("PASS", "WARN")
-    for m in r.matrices:
-        assert m.check("reference").verdict == "PASS"
-        assert m.check("sublinear").verdict == "PASS"
+def test_python_dts_matches_bundled_dts():
+    r = verify("examples.my_algorithms:dts", T=10_000, runs=5, reference="d-ts")
+    assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
 
 
 @pytest.mark.slow
-def test_dts_without_elimination_fails_on_unique_copeland(algos):
-    r = verify(algos.dts_no_elimination, ["unique_copeland"], T=10_000, runs=3)
-    v = _verdicts(r)
-    assert v["non-winner share"] == "FAIL" and v["sublinear"] == "FAIL"
+@pytest.mark.parametrize("spec,matrices", [
+    ("examples.my_algorithms:dts_no_elimination", ["unique_copeland"]),
+    ("examples.broken_variants:dts_swapped", ["cyclic"]),
+    ("examples.broken_variants:rucb_no_self_duel", ["cyclic"]),
+])
+def test_broken_variants_fail_consistency(spec, matrices):
+    r = verify(spec, matrices, T=20_000, runs=3)
+    assert r.matrices[0].check("consistency").verdict == "FAIL", r.table()
 
 
-def test_seeds_reach_the_factory(algos):
-    seen = []
-
-    class Spy:
-        def __init__(self, K, T, seed):
-            seen.append(seed)
-
-        def select(self):
-            return 0, 0
-
-        def update(self, i, j, won):
-            pass
-
-    # fork: the child appends to its own copy; the seeds are derived deterministically
+def test_seeds_are_distinct_per_matrix_and_run():
     from duelbound.checks.harness import _run_seed
 
     assert _run_seed(0, 0, 0) != _run_seed(0, 0, 1) != _run_seed(0, 1, 0)
@@ -299,61 +395,13 @@ def test_ratio_interval_of_a_scaled_sample():
         regret_ratio_interval([1.0, 0.0], y)
 
 
-class _Clairvoyant:
-    """Plays (0, 1) and 'predicts' each outcome from its own PCG64(seed) stream — which
-    would be exact if the environment drew from the same stream as the algorithm."""
-
-    instances: list = []
-
-    def __init__(self, K, T, seed):
-        self.rng, self.mu, self.hits, self.n = np.random.default_rng(seed), 0.6, 0, 0
-        _Clairvoyant.instances.append(self)
-
-    def predict(self) -> bool:
-        return bool(self.rng.random() < self.mu)
-
-    def select(self):
-        self.guess = self.predict()
-        return 0, 1
-
-    def update(self, i, j, won):
-        self.hits += self.guess == won
-        self.n += 1
-
-
-def _clairvoyant_duel(K, T, seed):
-    algo = _Clairvoyant(K, T, seed)
-
-    def run(duel, horizon):
-        for _ in range(horizon):
-            algo.update(0, 1, duel(*algo.select()))
-    return run
-
-
-@pytest.mark.parametrize("protocol,factory", [("select", _Clairvoyant),
-                                              ("duel", _clairvoyant_duel)])
-def test_algorithm_cannot_predict_the_environment(protocol, factory):
-    # one run in this process; µ_01 = 0.6 on cyclic: independent guesses agree with
-    # the outcomes with probability 0.6² + 0.4² = 0.52 (sd 0.011 over 2000 duels)
-    from duelbound.checks.harness import _execute, _run_seed, environment_seed
-    from duelbound.theory.examples import load
-
-    _Clairvoyant.instances.clear()
-    seed = _run_seed(0, 0, 0)
-    out = _execute(protocol, factory, load("cyclic").values.tolist(), 2000, seed)
-    assert out["ok"]
-    algo = _Clairvoyant.instances[-1]
-    assert algo.n == 2000 and 0.46 < algo.hits / algo.n < 0.58
-    assert environment_seed(seed) != seed
-
-
 # --------------------------------------------------------------------------------------
 # CCB in Python (examples/my_algorithms.py) and its B^c variants.
 # --------------------------------------------------------------------------------------
 
 def test_python_ccb_empty_beaters_fall_back_to_all_arms(algos):
     # First step: no data, U = 1 and L = 0 off the diagonal, every arm is in B and C_t
-    # and every B^c is empty.  SPEC §6 / checks/alg_ccb.py: the opponent set is then all
+    # and every B^c is empty.  docs/math.md §9 / checks/alg_ccb.py: the opponent set is then all
     # arms and d = argmax u_jc prefers j != c, so nobody duels itself; the literal
     # "argmax over the empty B^c" reading (ccb_self_duel) does so half the time.
     K = 5
@@ -384,6 +432,7 @@ def test_ccb_without_beaters_never_compares_against_them(algos):
     assert ablated / n < 0.08          # mean 0.05, sd 0.005
 
 
+@pytest.mark.slow
 def test_reference_check_catches_the_self_duel_reading_of_ccb(algos):
     """B^c is empty for every arm still in B; reading line 13's argmax over an empty B^c
     as a self-duel doubles CCB's regret on unique_copeland, and the reference check
@@ -400,7 +449,7 @@ def test_reference_check_catches_the_self_duel_reading_of_ccb(algos):
     assert b.verdict == "WARN" and b.statistic["p_value_greater"] < 1e-3
     assert b.statistic["ratio_interval"][0] > 1.3
     g = good.check("reference")
-    assert good.verdict == "PASS" and g.statistic["median_ratio"] < 1.2
+    assert good.verdict in ("PASS", "INCONCLUSIVE") and g.statistic["hl_ratio"] < 1.2
     assert g.statistic["ratio_interval"][0] < 1 < g.statistic["ratio_interval"][1] < 1.5
 
 
@@ -412,7 +461,7 @@ def test_python_ccb_and_its_b_c_ablation_pass_against_bundled_ccb(algos, factory
     detectable — HL ratios 0.97–1.14, intervals up to 1.28 (the former self-duel
     reading: 1.9–2.1, intervals from 1.67)."""
     r = verify(getattr(algos, factory), T=10_000, runs=20, reference="ccb", workers=1)
-    assert r.verdict == "PASS"
+    assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
     for m in r.matrices:
         stat = m.check("reference").statistic
         assert stat["hl_ratio"] < 1.2 and stat["ratio_interval"][1] < 1.4, (m.name, stat)

@@ -1,4 +1,4 @@
-"""C* of [K16] Theorem 2 (SPEC §2): paper values, three formulations, an independent LP."""
+"""C* of [K16] Theorem 2 (docs/math.md §5): paper values, three formulations, an independent LP."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ CYCLIC_CSTAR = 1 / (2 * _d_half("0.6")) + 1 / _d_half("0.9")  # [K16] App. C
 
 
 def scipy_cstar(M, i1):
-    """C*_{i1} by scipy's HiGHS over every constraint listed from SPEC §2 (in q variables)."""
+    """C*_{i1} by scipy's HiGHS over every constraint of docs/math.md §5 (in q)."""
     K = M.K
     L = st.losses(M)
     L1, L2 = int(np.sort(L)[0]), int(np.sort(L)[1])
@@ -131,13 +131,32 @@ def test_no_solver_is_a_clear_error(monkeypatch):
         lower_bound(examples.load("cyclic"))
 
 
-def test_non_optimal_status_is_an_error(monkeypatch):
+def _break_highs(monkeypatch):
     import highspy
 
     monkeypatch.setattr(highspy.Highs, "getModelStatus",
-                        lambda self: highspy.HighsModelStatus.kInfeasible)
-    with pytest.raises(SolverError, match="not"):
-        lower_bound(examples.load("cyclic"))
+                        lambda self: highspy.HighsModelStatus.kNotset)
+
+
+def test_highs_failure_falls_back_to_cbc(monkeypatch):
+    _break_highs(monkeypatch)
+    res = lower_bound(examples.load("cyclic"), certify=False)
+    assert res.value == pytest.approx(float(CYCLIC_CSTAR), rel=1e-7)
+    stats = res.stats["per_winner"]["0"]
+    assert stats["backend"] == "pulp+CBC" and "HiGHS failed" in stats["note"]
+
+
+def test_non_optimal_status_of_both_solvers_is_an_error(monkeypatch):
+    import pulp
+
+    _break_highs(monkeypatch)
+
+    def cbc_fails(self, lp, callback=None):
+        raise pulp.PulpSolverError("injected CBC failure")
+
+    monkeypatch.setattr(pulp.PULP_CBC_CMD, "actualSolve", cbc_fails)
+    with pytest.raises(SolverError, match="CBC fallback failed too"):
+        lower_bound(examples.load("cyclic"), certify=False)
 
 
 def test_cli_json_and_errors(capsys, tmp_path):
@@ -151,3 +170,76 @@ def test_cli_json_and_errors(capsys, tmp_path):
     assert main(["bounds", str(f)]) == 2
     err = capsys.readouterr().err
     assert "ties" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("gap", [1e-12, "ulp"])
+def test_tiny_gaps_are_solved_and_certified(gap, capsys, tmp_path):
+    """Costs r/d(µ, ½) ~ 1/(2 gap²) pass HiGHS's 1e20 'infinite cost' at gap 1e-12 (and
+    reach ~1e31 one ulp from ½): the solver gets conditioned costs, the certificate the
+    exact ones.  With three Copeland winners [K16] (9) gives C*_{i1} = C^E*_{i1}, an
+    independent reference (sorted threshold, no LP)."""
+    from duelbound.solvers import ecw_bound
+
+    M0 = generators.random_matrix(8, 3)
+    V = M0.values.copy()
+    up = V[0, 1] > 0.5
+    V[0, 1] = (0.5 + 1e-12 if up else 0.5 - 1e-12) if gap != "ulp" else \
+        np.nextafter(0.5, 1.0 if up else 0.0)
+    V[1, 0] = 1.0 - V[0, 1]
+    M = PreferenceMatrix(V)
+    assert len(st.copeland_winners(M)) == 3
+    res, e = lower_bound(M, certify=True), ecw_bound(M)
+    assert res.certificate["status"] == "exact"
+    for i1 in st.copeland_winners(M):
+        assert res.per_winner[i1] == pytest.approx(e.per_winner[i1], rel=1e-9)
+    assert max(res.per_winner.values()) > 1e20
+    f = tmp_path / "tiny.json"
+    f.write_text(json.dumps(M.values.tolist()))
+    assert main(["bounds", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "driven by pair (0,1)" in out and "certified exact" in out
+
+
+@pytest.mark.parametrize("K,C,seed", [(7, 2, 0), (9, 3, 1), (12, 2, 2), (30, 2, 3)])
+def test_several_winners_without_certificate_skip_the_lp(K, C, seed):
+    """C ≥ 2: the threshold allocation is checked by the oracle and used as is (no LP);
+    it must give the LP's values (family generation, certified for small K)."""
+    M = generators.random_matrix(K, seed, n_winners=C)
+    fast = lower_bound(M, certify=False)
+    lp = lower_bound(M, method="families", certify=K <= 12)
+    assert fast.stats["method"] == "threshold" and fast.stats["lp_solves"] == 0
+    assert lp.stats["lp_solves"] == len(st.copeland_winners(M))  # one round per winner
+    for i1 in st.copeland_winners(M):
+        assert fast.per_winner[i1] == pytest.approx(lp.per_winner[i1], rel=1e-9)
+        assert in_region(M, i1, fast.allocations[i1] * st.divergences(M), kind="cw")
+    if K <= 12:
+        assert lp.certificate["status"] == "exact"
+
+
+def test_scale_limit_refuses_up_front_with_an_estimate(capsys, tmp_path):
+    M = generators.random_matrix(40, 0, n_winners=1)
+    with pytest.raises(DuelboundError, match=r"K = 40 needs 1 LP.*estimated .*--max-k"):
+        lower_bound(M, certify=False, max_k=30)
+    f = tmp_path / "m.txt"
+    np.savetxt(f, M.values, fmt="%.17g")
+    assert main(["bounds", str(f), "--max-k", "30"]) == 2
+    err = capsys.readouterr().err
+    assert "estimated" in err and len(err.strip().splitlines()) == 1
+    # several winners without a certificate need no LP: no limit applies
+    M2 = generators.random_matrix(40, 0, n_winners=2)
+    assert lower_bound(M2, certify=False, max_k=30).stats["lp_solves"] == 0
+
+
+def test_bounds_output_names_arms(capsys, tmp_path):
+    M = examples.load("cyclic")
+    names = ["ann", "bob", "cy", "dee"]
+    f = tmp_path / "named.json"
+    f.write_text(json.dumps({"matrix": M.values.tolist(), "arms": names}))
+    assert main(["bounds", str(f)]) == 0
+    text = capsys.readouterr().out
+    assert "ann vs bob" in text and "i1=ann" in text and "[ann]" in text
+    assert main(["bounds", str(f), "--json"]) == 0
+    lb = json.loads(capsys.readouterr().out)["lower_bound"]
+    assert lb["winners"] == [0] and lb["winner_names"] == ["ann"]
+    assert {tuple(p["names"]) for p in lb["allocation_pairs"]} >= {("ann", "bob")}
+    assert lb["tight"]["0"][0]["names"]["i1"] == "ann"

@@ -1,4 +1,4 @@
-"""Sorting separation oracle (SPEC §2, [K16] §4.1.1) against brute-force enumeration."""
+"""Sorting separation oracle (docs/math.md §5, [K16] §4.1.1) against brute-force enumeration."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from duelbound.theory.regret import regret_matrix
 
 
 def brute_force_min_lhs(M, i1, x):
-    """Min over every constraint of R_{i1}, enumerated literally from SPEC §2."""
+    """Min over every constraint of R_{i1}, enumerated literally from docs/math.md §5."""
     K = M.K
     L = st.losses(M)
     L1, L2 = int(np.sort(L)[0]), int(np.sort(L)[1])

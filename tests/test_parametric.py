@@ -1,7 +1,7 @@
 """Warm re-solves and the basis-stability test of solvers/parametric.py (CW-RMED's LP path).
 
 Every value is compared with scipy's HiGHS over all constraints written out from
-SPEC §2 (``scipy_cstar``, independent of the package's formulations).
+docs/math.md §5 (``scipy_cstar``, independent of the package's formulations).
 """
 
 from __future__ import annotations

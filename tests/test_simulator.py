@@ -35,7 +35,7 @@ def test_plot_and_bounds(tmp_path):
     M = examples.load("cyclic")
     res = simulate(M, "ecw-rmed", 2000, runs=2, seed=0, processes=1, progress=False,
                    bounds=True)
-    # C^E* of cyclic, hand-derived in SPEC §2: 1/d(0.6, 1/2).
+    # C^E* of cyclic, hand-derived in docs/math.md §5: 1/d(0.6, 1/2).
     d06 = 0.6 * np.log(1.2) + 0.4 * np.log(0.8)
     assert res.bounds["C^E*"] == pytest.approx(1 / d06, rel=1e-9)
     # C* (certified, so labelled plainly): 1/(2 d(0.6, 1/2)) + 1/d(0.9, 1/2).
@@ -109,3 +109,163 @@ def test_compiled_runners_release_the_gil(algorithm):
     elapsed = time.perf_counter() - t0
     # holding the GIL would leave this thread only the run's Python set-up and tear-down
     assert n / elapsed >= 0.25 * solo / 0.1
+
+
+# -- output paths, feedback, notebooks ---------------------------------------------------------
+def test_bad_plot_path_is_refused_before_any_work(tmp_path, capsys):
+    """An output path that cannot be written is refused in well under a second, in one line,
+    before the matrix is even read (the parser and its imports are built first: the time
+    is that of the command, not of Python's start-up)."""
+    import time
+
+    from duelbound.cli import build_parser
+
+    build_parser()
+    missing = tmp_path / "no" / "such" / "dir" / "x.png"
+    t0 = time.perf_counter()
+    rc = main(["simulate", "--example", "cyclic", "--T", "1e7", "--runs", "50",
+               "--plot", str(missing)])
+    elapsed = time.perf_counter() - t0
+    err = capsys.readouterr().err
+    assert rc == 2 and elapsed < 1.0
+    assert err.count("\n") == 1 and "does not exist" in err and "Traceback" not in err
+    for argv in (["--plot", str(tmp_path / "x.gif")], ["--json", str(tmp_path)]):
+        assert main(["simulate", "--example", "cyclic", *argv]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "unsupported extension" in err[0] and "is a folder" in err[1]
+
+
+def test_json_is_written_before_a_failing_plot(tmp_path, capsys, monkeypatch):
+    import duelbound.checks.records as records
+
+    def broken(*args, **kwargs):
+        raise DuelboundError("cannot write r.png: No space left on device")
+
+    monkeypatch.setattr(records, "plot_results", broken)
+    out = tmp_path / "r.json"
+    rc = main(["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "500",
+               "--runs", "2", "--processes", "1", "--quiet", "--json", str(out),
+               "--plot", str(tmp_path / "r.png")])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"the results are in {out}" in err
+    assert json.loads(out.read_text())["results"][0]["algorithm"] == "uniform"
+
+
+def test_json_and_text_name_the_arms():
+    from duelbound.theory import PreferenceMatrix
+
+    M = PreferenceMatrix(examples.load("cyclic").values, name="named",
+                         arms=["ada", "bob", "cy", "dee"])
+    res = simulate(M, "rucb", 3000, runs=2, seed=0, processes=1, progress=False)
+    d = res.to_dict()
+    assert d["arms"] == ["ada", "bob", "cy", "dee"]
+    assert d["most_played"]["arm"] == 0 and d["most_played"]["name"] == "ada"
+    counts = res.to_pandas("counts")
+    assert set(counts["arm_i"]) <= set(M.arms)
+
+
+def test_compile_notice_when_the_cache_is_cold(monkeypatch):
+    import io
+
+    import duelbound.checks.simulator as sim
+
+    M = examples.load("cyclic")
+    sim.run_single(M, "uniform", 10, 0)
+    for cached, expected in ((False, sim.COMPILE_NOTICE + "\n"), (True, "")):
+        monkeypatch.setattr(sim, "compiled_code_cached", lambda alg, c=cached: c)
+        out = io.StringIO()
+        sim.warm_up(M, "uniform", stream=out)
+        assert out.getvalue() == expected
+    out = io.StringIO()
+    monkeypatch.setattr(sim, "compiled_code_cached", lambda alg: False)
+    sim.warm_up(M, "uniform", stream=out, notice=False)
+    assert out.getvalue() == ""
+    # the real prediction: the runner was just compiled or loaded in this process
+    monkeypatch.undo()
+    assert sim.compiled_code_cached("uniform") is True
+
+
+def test_progress_follows_quiet_progress_and_the_terminal(capsys):
+    from duelbound.checks.simulator import feedback_enabled
+
+    assert feedback_enabled(None) is False  # pytest's stderr is not a terminal
+    assert feedback_enabled(True) is True and feedback_enabled(False) is False
+    argv = ["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "300",
+            "--runs", "2", "--processes", "1"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*argv, "--progress"]) == 0
+    assert "2/2" in capsys.readouterr().err
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_result_repr_html_and_pandas():
+    pd = pytest.importorskip("pandas")
+    res = simulate(examples.load("cyclic"), "ecw-rmed", 2000, runs=3, seed=0, processes=1,
+                   progress=False)
+    assert len(repr(res)) < 300 and "ecw-rmed (alpha=3, beta=0.01" in repr(res)
+    assert len(repr(res.records[0])) < 200
+    html = res._repr_html_()
+    assert len(html.encode()) < 5000 and html.startswith("<table>")
+    assert "| convention |" in res._repr_markdown_()
+    regret = res.to_pandas()
+    assert isinstance(regret, pd.DataFrame)
+    n_cp = len(res.checkpoints)
+    assert len(regret) == 3 * n_cp * 3  # runs x checkpoints x conventions
+    final = res.to_pandas("final")
+    mine = final[final.convention == "komiyama"].sort_values("run")["regret"].to_numpy()
+    assert np.array_equal(mine, res.final_regret["komiyama"])
+    with pytest.raises(DuelboundError, match="unknown kind"):
+        res.to_pandas("nope")
+
+
+def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_pandas(name, *args, **kwargs):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("No module named 'pandas'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pandas)
+    res = simulate(examples.load("cyclic"), "uniform", 100, runs=1, seed=0, progress=False)
+    with pytest.raises(DuelboundError, match=r"pip install 'duelbound\[pandas\]'"):
+        res.to_pandas()
+
+
+def test_claims_report_in_notebooks_and_pandas():
+    pd = pytest.importorskip("pandas")
+    from duelbound.checks.claims import ClaimResult, ClaimsReport
+
+    results = [ClaimResult(f"c{k}", "[K16] Lemma 1", "x <= y", "<=", "holds", 50, "holds", 0.5)
+               for k in range(40)]
+    report = ClaimsReport(50, 0, 3, 6, results)
+    assert len(repr(report)) < 200 and "holds=40" in repr(report)
+    html = report._repr_html_()
+    assert len(html.encode()) < 5000 and "10 more rows" in html
+    df = report.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == 40 and set(df.status) == {"holds"}
+
+
+def test_check_output_path_cases(tmp_path, monkeypatch):
+    import os
+
+    from duelbound.cli.common import PLOT_EXTENSIONS, check_output_path
+
+    check_output_path(None, PLOT_EXTENSIONS)
+    check_output_path("-", None, "--json")
+    check_output_path(str(tmp_path / "ok.svg"), PLOT_EXTENSIONS, "--plot")
+    existing = tmp_path / "old.json"
+    existing.write_text("{}")
+    check_output_path(str(existing), None, "--json")
+    real = os.access
+    for blocked, message in ((str(tmp_path), "is not writable"),
+                             (str(existing), "file is not writable")):
+        monkeypatch.setattr(os, "access",
+                            lambda p, mode, b=blocked: False if str(p) == b else real(p, mode))
+        target = existing if blocked == str(existing) else tmp_path / "new.json"
+        with pytest.raises(DuelboundError, match=message):
+            check_output_path(str(target), None, "--json")

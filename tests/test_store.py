@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from duelbound.checks.store import SCHEMA_VERSION, SweepStore
+from duelbound.checks.store import APPLICATION_ID, SCHEMA_VERSION, SweepStore, sweep_lock
 from duelbound.checks.sweep import derive_seed, grid
 from duelbound.theory import DuelboundError, examples
 
@@ -93,7 +96,7 @@ def test_reader_sees_only_committed_rows_and_is_not_blocked(store):
 def test_bad_files_are_package_errors(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(DuelboundError, match="not a usable sweep store"):
+    with pytest.raises(DuelboundError, match="not an SQLite database .a text file starting"):
         SweepStore(junk)
     with pytest.raises(DuelboundError, match="no sweep store"):
         SweepStore(tmp_path / "missing.sqlite", readonly=True)
@@ -155,3 +158,152 @@ def test_bad_grids_are_package_errors(kwargs, match):
             **kwargs}
     with pytest.raises(DuelboundError, match=match):
         grid(**args)
+
+
+# -- files that are not stores, and stores that cannot be used -----------------------------------
+def _one_line(exc: pytest.ExceptionInfo) -> str:
+    text = str(exc.value)
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+def test_store_carries_its_application_id(store):
+    assert store._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+
+
+def test_foreign_sqlite_files_are_refused_and_left_untouched(tmp_path):
+    tables = tmp_path / "tables.sqlite"
+    with sqlite3.connect(tables) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER, name TEXT)")
+    before = tables.read_bytes()
+    for readonly in (False, True):
+        with pytest.raises(DuelboundError) as exc:
+            SweepStore(tables, readonly=readonly)
+        assert "SQLite database of another program (tables: users)" in _one_line(exc)
+    assert tables.read_bytes() == before  # no schema, no WAL switch, no application_id
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("PRAGMA application_id = 1234")
+        conn.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    with pytest.raises(DuelboundError) as exc:
+        SweepStore(other)
+    assert "another application (application_id 0x000004d2)" in _one_line(exc)
+    binary = tmp_path / "bin.sqlite"
+    binary.write_bytes(bytes(range(256)) * 8)
+    with pytest.raises(DuelboundError, match=r"not an SQLite database \(a binary file\)"):
+        SweepStore(binary)
+
+
+def test_store_without_application_id_is_adopted(tmp_path):
+    """Stores written before the id existed are recognised by their schema."""
+    path = tmp_path / "old.sqlite"
+    SweepStore(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA application_id = 0")
+    with SweepStore(path, readonly=True) as st:
+        assert st.count() == 0
+    with SweepStore(path) as st:
+        assert st._conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+
+
+def test_corrupted_pages_are_one_line(tmp_path):
+    path = tmp_path / "c.sqlite"
+    with SweepStore(path) as st:
+        st.add_matrix(CYCLIC)
+        for k in range(200):
+            st.write_run(_task(f"k{k}", k), status="ok", attempts=1, record=_record())
+        st._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(path, "r+b") as fh:  # keep the header page, overwrite the b-tree pages
+        fh.seek(4096 * 3)
+        fh.write(bytes(range(256)) * 16 * 20)
+    with pytest.raises(DuelboundError) as exc:
+        with SweepStore(path, readonly=True) as st:
+            st.runs()
+    assert "is corrupted (database disk image is malformed)" in _one_line(exc)
+    assert ".recover" in str(exc.value)
+
+
+def test_full_disk_is_one_line_and_keeps_committed_rows(store):
+    """SQLite's own SQLITE_FULL ("database or disk is full"), produced by capping the file's
+    page count at its current size."""
+    store.write_run(_task("kept"), status="ok", attempts=1, record=_record())
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+    big = {**_record(), "checkpoints": list(range(20000))}
+    with pytest.raises(DuelboundError) as exc:
+        store.write_run(_task("lost", 1), status="ok", attempts=1, record=big)
+    text = _one_line(exc)
+    assert "database or disk is full" in text and "re-run the same command" in text
+    assert [r["task_key"] for r in store.runs()] == ["kept"]
+    assert not store._conn.in_transaction
+
+
+def test_read_only_folders_and_files_are_one_line(tmp_path, monkeypatch):
+    """Permissions are simulated through os.access (the tests may run as root, which
+    ignores them); the store checks them before SQLite does."""
+    import duelbound.checks.store as store_mod
+
+    path = tmp_path / "s.sqlite"
+    with SweepStore(path) as st:
+        st.add_matrix(CYCLIC)
+    locked = {str(tmp_path)}
+    real = os.access
+    monkeypatch.setattr(store_mod.os, "access",
+                        lambda p, mode: False if str(p) in locked else real(p, mode))
+    with pytest.raises(DuelboundError) as exc:
+        SweepStore(tmp_path / "new.sqlite")
+    assert _one_line(exc).endswith(f"folder {tmp_path} is not writable")
+    with pytest.raises(DuelboundError) as exc:
+        SweepStore(path)
+    assert "its folder" in _one_line(exc) and "not writable" in str(exc.value)
+    with SweepStore(path, readonly=True) as st:  # read as immutable: nothing can write it
+        assert list(st.matrix_names().values()) == ["cyclic"]
+    locked = {str(path)}
+    with pytest.raises(DuelboundError) as exc:
+        SweepStore(path)
+    assert "is read-only (file permissions)" in _one_line(exc)
+
+
+# -- one sweep per store ----------------------------------------------------------------------
+def test_second_sweep_on_a_store_is_refused_with_its_owner(tmp_path):
+    from duelbound.checks.sweep import bounds_sweep, sweep
+
+    path = tmp_path / "s.sqlite"
+    with sweep_lock(path):
+        t0 = time.perf_counter()
+        with pytest.raises(DuelboundError) as exc:
+            sweep([CYCLIC], ["uniform"], 10, 1, 0, path)
+        assert time.perf_counter() - t0 < 5  # refused before any cluster starts
+        text = _one_line(exc)
+        assert "is in use by another sweep (pid" in text and str(os.getpid()) in text
+        with pytest.raises(DuelboundError, match="in use by another sweep"):
+            bounds_sweep([CYCLIC], path)
+        with SweepStore(path, readonly=True) as st:  # readers are not blocked
+            assert st.count() == 0
+    with sweep_lock(path):  # released
+        pass
+    with SweepStore(path, readonly=True) as st:
+        assert st._conn.execute(
+            "SELECT COUNT(*) FROM meta WHERE key = 'sweep_owner'").fetchone()[0] == 0
+
+
+def test_lock_of_a_killed_sweep_is_released(tmp_path):
+    path = tmp_path / "s.sqlite"
+    code = ("import sys, time\n"
+            "from duelbound.checks.store import sweep_lock\n"
+            "with sweep_lock(sys.argv[1]):\n"
+            "    print('locked', flush=True)\n"
+            "    time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        with pytest.raises(DuelboundError, match=f"in use by another sweep \\(pid {proc.pid} "):
+            with sweep_lock(path):
+                pass
+    finally:
+        proc.kill()
+        proc.wait()
+    with sweep_lock(path):  # the kernel dropped the dead process's lock
+        pass

@@ -254,7 +254,7 @@ def test_bounds_sweep_stores_c_star_and_c_ecw(external_cluster, tmp_path, capsys
                           scheduler=external_cluster)
     assert (result.completed, result.failed) == (2, []), result.failed
     rows = {r["matrix_hash"]: r for r in result.records()}
-    # SPEC §2 worked example ([K16] App. C), from the KL divergence written out here
+    # docs/math.md §5 worked example ([K16] App. C), from the KL divergence written out here
     d = {p: p * math.log(2 * p) + (1 - p) * math.log(2 * (1 - p)) for p in (0.6, 0.9)}
     row = rows[cyclic.content_hash()]
     assert row["c_star"] == pytest.approx(1 / (2 * d[0.6]) + 1 / d[0.9], rel=1e-9)
@@ -324,3 +324,75 @@ def test_revive_replaces_a_nanny_that_gave_up():
         client.wait_for_workers(2, timeout=60)
         assert len(client.nthreads()) == 2
         assert revive() == 0
+
+
+# -- notebooks, pandas, plots, store failures mid-sweep -------------------------------------------
+def test_sweep_result_pandas_repr_and_plot(reference, tmp_path):
+    pd = pytest.importorskip("pandas")
+    path, result = reference
+    assert len(repr(result)) < 300 and "completed=16" in repr(result)
+    html = result._repr_html_()
+    assert len(html.encode()) < 5000 and "mean R(T)" in html
+    final = result.to_pandas()
+    assert isinstance(final, pd.DataFrame)
+    assert len(final) == 16 * 3 and set(final.convention) == {"komiyama", "zoghi", "binary"}
+    assert set(final.matrix) == {"cyclic", "arithmetic"}
+    with SweepStore(path, readonly=True) as st:
+        stored = {(r["task_key"]): r["final_komiyama"] for r in st.runs()}
+    mine = final[final.convention == "komiyama"]
+    assert sorted(mine.regret) == sorted(stored.values())
+    curves = result.to_pandas("regret")
+    assert {"t", "regret", "run", "seed"} <= set(curves.columns)
+    png = tmp_path / "r.png"
+    assert main(["sweep-report", str(path), "--plot", str(png), "--log-y"]) == 0
+    from PIL import Image
+
+    with Image.open(png) as im:
+        assert im.size[0] * im.size[1] < 4e6
+
+
+def test_disk_full_mid_sweep_keeps_the_committed_results(external_cluster, tmp_path,
+                                                          monkeypatch, capsys):
+    """SQLite's SQLITE_FULL on the third commit: the sweep stops with one line, the two
+    results committed before it stay, and the same command resumes after space is freed."""
+    import sqlite3
+
+    real = SweepStore.write_run
+    calls = {"n": 0}
+
+    def filling(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            with self._guard("committing a run"):
+                raise sqlite3.OperationalError("database or disk is full")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(SweepStore, "write_run", filling)
+    store = tmp_path / "full.sqlite"
+    argv = ["sweep", "--example", "cyclic", "--algorithms", "uniform", "--T", "200",
+            "--runs", "6", "--seed", "1", "--store", str(store), "--scheduler",
+            external_cluster, "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "database or disk is full" in err[0] and "resume" in err[0]
+    with SweepStore(store, readonly=True) as st:
+        assert st.count("ok") == 2
+    monkeypatch.setattr(SweepStore, "write_run", real)
+    assert main(argv) == 0
+    assert "4 done now, 2 already in the store" in capsys.readouterr().out
+
+
+def test_cli_refuses_a_store_in_use(tmp_path, capsys):
+    from duelbound.checks.store import sweep_lock
+
+    store = tmp_path / "busy.sqlite"
+    with sweep_lock(store):
+        t0 = time.perf_counter()
+        assert main(["sweep", "--example", "cyclic", "--algorithms", "uniform", "--T", "100",
+                     "--store", str(store)]) == 2
+        assert time.perf_counter() - t0 < 10
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is in use by another sweep" in err[0]
+    assert main(["sweep", "--example", "cyclic", "--algorithms", "uniform", "--T", "100",
+                 "--store", str(tmp_path / "missing" / "s.sqlite")]) == 2
+    assert "does not exist" in capsys.readouterr().err

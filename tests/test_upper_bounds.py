@@ -1,8 +1,8 @@
-"""Upper-bound terms (SPEC §5) against hand-derived paper values and an independent C*.
+"""Upper-bound terms (docs/math.md §7) against hand-derived paper values and an independent C*.
 
 Expected values are derived by hand from the papers' formulas (written out in
 each test) and evaluated with mpmath; C* for the "bounds ≥ C*" property comes
-from a brute-force LP over the explicitly enumerated constraints of SPEC §2
+from a brute-force LP over the explicitly enumerated constraints of docs/math.md §5
 (scipy's HiGHS), not from :mod:`duelbound.solvers`.
 """
 
@@ -273,7 +273,7 @@ def test_parameters_enter_the_coefficients(cyclic):
 # -- conversions ----------------------------------------------------------------------
 
 def _regret(M, conv):
-    """Regret matrices written out from SPEC §1 (independent of theory.regret)."""
+    """Regret matrices written out from docs/math.md §4 (independent of theory.regret)."""
     K = M.K
     L = (np.asarray(M.values) < 0.5).sum(axis=1)
     l1 = L.min()
@@ -302,7 +302,7 @@ def test_binary_conversion_uses_largest_pair_ratio(name):
 # -- bounds ≥ C* (Theorem 2 of [K16]) on generated matrices --------------------------
 
 def brute_cstar(M) -> float:
-    """C* by explicit enumeration of every constraint of SPEC §2 (small K only)."""
+    """C* by explicit enumeration of every constraint of docs/math.md §5 (small K only)."""
     V = np.asarray(M.values)
     K = M.K
     L = (V < 0.5).sum(axis=1)
@@ -330,7 +330,7 @@ def brute_cstar(M) -> float:
                             row[idx[tuple(sorted((i1, j)))]] = 1
                         for j in S:
                             row[idx[tuple(sorted((i2, j)))]] = 1
-                        assert row.any(), "SPEC §2: no constraint is empty"
+                        assert row.any(), "docs/math.md §5: no constraint is empty"
                         rows.append(row)
         res = linprog(cost, A_ub=-np.array(rows), b_ub=-np.ones(len(rows)),
                       bounds=[(0, 1)] * len(pairs), method="highs")

@@ -22,7 +22,7 @@ class DuelboundError(Exception):
 
 
 class InvalidMatrixError(DuelboundError, ValueError):
-    """A preference matrix violates the model of SPEC §1.
+    """A preference matrix violates the model of docs/math.md §1.
 
     Attributes
     ----------
@@ -41,7 +41,7 @@ class InvalidMatrixError(DuelboundError, ValueError):
 
 
 class TieError(InvalidMatrixError):
-    """The matrix has exact ties µ_ij = 1/2 (violates SPEC Assumption A)."""
+    """The matrix has exact ties µ_ij = 1/2 (violates Assumption A, docs/math.md §1)."""
 
     def __init__(self, message: str, entries: list[tuple[int, int]]):
         super().__init__(message, "tie", entries)

@@ -1,4 +1,4 @@
-"""Bernoulli Kullback–Leibler divergence, accurate near p = q (SPEC §1).
+"""Bernoulli Kullback–Leibler divergence, accurate near p = q (docs/math.md §3).
 
 d(p, q) = p log(p/q) + (1 − p) log((1 − p)/(1 − q)), with 0 log 0 = 0 and natural
 logarithms.  The naive formula loses all relative accuracy when p ≈ q (two terms
@@ -74,7 +74,7 @@ def kl_bernoulli(p, q):
 
     References
     ----------
-    SPEC §1; the KL-based indices of [K16] and [W16].
+    docs/math.md §3; the KL-based indices of [K16] and [W16].
     """
     p_arr = np.asarray(p, dtype=np.float64)
     q_arr = np.asarray(q, dtype=np.float64)
@@ -108,7 +108,7 @@ def kl_bernoulli(p, q):
 
 
 def kl_half(p):
-    """d(p, 1/2), the divergence from a fair coin used for every d_ij (SPEC §1)."""
+    """d(p, 1/2), the divergence from a fair coin used for every d_ij (docs/math.md §3)."""
     return kl_bernoulli(p, 0.5)
 
 

@@ -1,8 +1,8 @@
 """Preference matrices: the validated, immutable input of every computation.
 
 A preference matrix M = (µ_ij) holds the probability that arm i beats arm j in
-one duel; µ_ij + µ_ji = 1 and µ_ii = 1/2 (SPEC §1).  All bounds assume no ties
-(SPEC Assumption A), so exact ties are rejected unless the caller explicitly asks
+one duel; µ_ij + µ_ji = 1 and µ_ii = 1/2 (docs/math.md §1).  All bounds assume no ties
+(Assumption A, docs/math.md §1), so exact ties are rejected unless the caller explicitly asks
 for them to be broken.
 
 Examples
@@ -42,7 +42,21 @@ def _fmt_entries(entries: list[tuple[int, int]]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _named(arms: tuple[str, ...] | None, entries: list[tuple[int, int]]) -> str:
+    """`` (a vs b, ...)`` for named arms, else the empty string."""
+    if arms is None:
+        return ""
+    shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in entries[:_MAX_LISTED])
+    return f" ({shown}{', ...' if len(entries) > _MAX_LISTED else ''})"
+
+
 def _as_float_array(values: Any) -> np.ndarray:
+    """``values`` as a float64 array; booleans, strings, complex and other non-numbers refused.
+
+    Python numbers, NumPy integer/float arrays and objects convertible to a real float
+    (``Fraction``, sympy rationals) are accepted; ``True``/``False`` and number strings such as
+    ``"0.5"`` are refused rather than converted.
+    """
     if isinstance(values, PreferenceMatrix):
         return values.values.copy()
     shape = getattr(values, "shape", None)
@@ -51,13 +65,31 @@ def _as_float_array(values: Any) -> np.ndarray:
         raise InvalidMatrixError(f"K = {max(shape)} exceeds the supported maximum {MAX_K}",
                                  "too-large")
     try:
-        arr = np.array(values, dtype=np.float64)
-    except (ValueError, TypeError) as exc:
-        # ragged rows or non-numeric cells end up here
+        raw = np.asarray(values)
+    except (ValueError, TypeError) as exc:  # ragged rows end up here
         raise InvalidMatrixError(
             f"preference matrix must be a rectangular array of numbers ({exc})", "not-numeric"
         ) from None
-    return arr
+    if raw.dtype.kind == "O":
+        bad = next((v for v in raw.ravel() if isinstance(v, (str, bytes, bool, complex))
+                    or v is None or isinstance(v, np.bool_)), _NONE)
+        if bad is not _NONE:
+            raise InvalidMatrixError(
+                f"preference matrix entries must be numbers, got {bad!r:.40}", "not-numeric")
+    elif raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes"}.get(
+            raw.dtype.kind, f"dtype {raw.dtype}")
+        raise InvalidMatrixError(f"preference matrix entries must be real numbers, got {kind}",
+                                 "not-numeric")
+    try:
+        return np.array(raw, dtype=np.float64)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidMatrixError(
+            f"preference matrix must be a rectangular array of numbers ({exc})", "not-numeric"
+        ) from None
+
+
+_NONE = object()
 
 
 def _check_arms(arms: Any, K: int) -> tuple[str, ...] | None:
@@ -103,17 +135,18 @@ def _validate(arr: np.ndarray, atol: float) -> None:
     if bad:
         raise InvalidMatrixError(f"non-finite entries (NaN/inf) at {_fmt_entries(bad)}",
                                  "non-finite", bad)
+    _check_scale(arr, atol)
     bad = [tuple(map(int, e)) for e in np.argwhere((arr < 0.0) | (arr > 1.0))]
     if bad:
         raise InvalidMatrixError(
             f"entries outside [0, 1] at {_fmt_entries(bad)} "
-            f"(e.g. {arr[bad[0]]!r}); entries are probabilities",
+            f"(e.g. {float(arr[bad[0]])!r}); entries are probabilities",
             "out-of-range", bad)
     diag = np.abs(np.diag(arr) - 0.5) > atol
     bad = [(int(i), int(i)) for i in np.flatnonzero(diag)]
     if bad:
         raise InvalidMatrixError(
-            f"diagonal must be 1/2, found {arr[bad[0]]!r} at {_fmt_entries(bad)}",
+            f"diagonal must be 1/2, found {float(arr[bad[0]])!r} at {_fmt_entries(bad)}",
             "diagonal", bad)
     off = np.abs(arr + arr.T - 1.0) > atol
     bad = [(int(i), int(j)) for i, j in np.argwhere(np.triu(off, 1))]
@@ -121,15 +154,46 @@ def _validate(arr: np.ndarray, atol: float) -> None:
         i, j = bad[0]
         raise InvalidMatrixError(
             f"mu_ij + mu_ji must be 1 (tolerance {atol:g}); fails at {_fmt_entries(bad)}, "
-            f"e.g. mu[{i},{j}] + mu[{j},{i}] = {arr[i, j] + arr[j, i]!r}",
+            f"e.g. mu[{i},{j}] + mu[{j},{i}] = {float(arr[i, j] + arr[j, i])!r}",
             "not-complementary", bad)
     upper = np.triu(np.ones_like(arr, dtype=bool), 1)
+    half = arr == 0.5
+    bad = [(int(i), int(j)) for i, j in np.argwhere(upper & (half != half.T))]
+    if bad:
+        i, j = bad[0]
+        raise InvalidMatrixError(
+            f"one-sided tie at {_fmt_entries(bad)}: mu[{i},{j}] = {float(arr[i, j])!r} but "
+            f"mu[{j},{i}] = {float(arr[j, i])!r}; an exact 1/2 is a tie, so write 0.5 on both "
+            "sides (and break the tie) or the winner's probability on both sides",
+            "one-sided-tie", bad)
     both_win = upper & (((arr > 0.5) & (arr.T > 0.5)) | ((arr < 0.5) & (arr.T < 0.5)))
     bad = [(int(i), int(j)) for i, j in np.argwhere(both_win)]
     if bad:
         raise InvalidMatrixError(
             f"mu_ij and mu_ji disagree on who wins at {_fmt_entries(bad)}", "not-complementary",
             bad)
+
+
+def _check_scale(arr: np.ndarray, atol: float) -> None:
+    """Recognise percentages and win counts given as probabilities (one specific error each).
+
+    Neither can be a valid preference matrix (its diagonal would be 50 or an integer, not 1/2),
+    so these checks never refuse a valid matrix.
+    """
+    K = arr.shape[0]
+    if arr.ndim != 2 or K != arr.shape[1] or K < 2 or arr.min() < 0.0:
+        return
+    off = ~np.eye(K, dtype=bool)
+    if arr.max() > 1.0 and arr.max() <= 100.0 and \
+            np.all(np.abs(arr + arr.T - 100.0)[off] <= 100.0 * atol):
+        raise InvalidMatrixError(
+            "entries look like percentages (in [0, 100] with mu_ij + mu_ji = 100): divide "
+            "every entry by 100 (the diagonal is then 1/2)", "percentages")
+    if np.all(arr == np.round(arr)) and np.any((arr + arr.T)[off] != 1.0):
+        raise InvalidMatrixError(
+            "entries look like win counts (non-negative integers, mu_ij + mu_ji != 1), not "
+            "probabilities: read the file as counts (CLI: --counts FILE; Python: "
+            "read_counts(path) or WinCounts(wins).matrix())", "looks-like-counts")
 
 
 def _canonicalise(arr: np.ndarray) -> np.ndarray:
@@ -146,7 +210,7 @@ def _canonicalise(arr: np.ndarray) -> np.ndarray:
 
 
 class PreferenceMatrix:
-    """An immutable, validated K×K preference matrix (SPEC §1).
+    """An immutable, validated K×K preference matrix (docs/math.md §1).
 
     Parameters
     ----------
@@ -171,9 +235,12 @@ class PreferenceMatrix:
     ------
     InvalidMatrixError
         Not square, K < 2, NaN/inf, entries outside [0, 1], diagonal ≠ 1/2,
-        µ_ij + µ_ji ≠ 1; the message names the offending entries.
+        µ_ij + µ_ji ≠ 1, a one-sided tie (µ_ij exactly 1/2 but µ_ji not exactly 1/2,
+        within ``atol`` or not: canonicalisation never turns an explicit 1/2 into a
+        winner), percentages or win counts given as probabilities (the message says what
+        to do); the message names the offending entries.
     TieError
-        Exact ties and ``break_ties`` not given (SPEC Assumption A).
+        Exact ties and ``break_ties`` not given (Assumption A, docs/math.md §1).
 
     Examples
     --------
@@ -200,11 +267,11 @@ class PreferenceMatrix:
         _validate(arr, atol)
         self.arms = _check_arms(arms, arr.shape[0])
         arr = _canonicalise(arr)
-        K = arr.shape[0]
-        ties = [(int(i), int(j)) for i, j in zip(*np.triu_indices(K, 1)) if arr[i, j] == 0.5]
+        ties = [(int(i), int(j)) for i, j in np.argwhere(np.triu(arr == 0.5, 1))]
         if ties and break_ties is None:
             raise TieError(
-                f"exact ties mu_ij = 1/2 at {_fmt_entries(ties)} violate Assumption A "
+                f"exact ties mu_ij = 1/2 at {_fmt_entries(ties)}{_named(self.arms, ties)} "
+                "violate Assumption A "
                 "(no ties); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them",
                 ties)
         if break_ties is not None:
@@ -276,7 +343,7 @@ class PreferenceMatrix:
 
     # -- exact values -----------------------------------------------------------
     def exact(self) -> list[list[Fraction]]:
-        """The exact rational values of the stored floats (SPEC §2 "Exactness").
+        """The exact rational values of the stored floats (docs/math.md §5.3).
 
         ``Fraction(float)`` is exact, and canonicalisation guarantees
         ``exact()[i][j] + exact()[j][i] == 1`` and ``exact()[i][i] == 1/2``.
@@ -329,7 +396,84 @@ class PreferenceMatrix:
 
         return read_matrix(path, **kwargs)
 
+    @classmethod
+    def from_pandas(cls, df: Any, *, name: str | None = None, **kwargs: Any) -> PreferenceMatrix:
+        """Build from a square ``pandas.DataFrame``; its index and columns name the arms.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            ``df.loc[a, b]`` = P(arm a beats arm b).  Index and columns must list the same
+            arms in the same order; a default ``RangeIndex`` (0, 1, …) on both means unnamed
+            arms, and a default ``RangeIndex`` on one side takes the other side's names.
+        name : str, optional
+            Label; defaults to ``df.attrs["name"]`` if set.
+        **kwargs
+            Passed to :class:`PreferenceMatrix` (``break_ties``, ``atol``).
+
+        Raises
+        ------
+        DuelboundError
+            pandas is not installed (install the extra ``duelbound[pandas]``).
+        InvalidMatrixError
+            Index and columns disagree, or the values are not a valid preference matrix.
+        """
+        pd = _pandas()
+        if not isinstance(df, pd.DataFrame):
+            raise InvalidMatrixError(f"from_pandas needs a pandas.DataFrame, got "
+                                     f"{type(df).__name__}", "not-numeric")
+        index, columns = _frame_labels(df.index), _frame_labels(df.columns)
+        if index is not None and columns is not None and index != columns:
+            diff = next((i for i, (a, b) in enumerate(zip(index, columns)) if a != b),
+                        min(len(index), len(columns)))
+            raise InvalidMatrixError(
+                "DataFrame index and columns must name the same arms in the same order; "
+                f"they differ at position {diff}", "arms")
+        arms = index if index is not None else columns
+        if name is None:
+            name = df.attrs.get("name")
+        return cls(df.to_numpy(), name=name, arms=arms, **kwargs)
+
+    def to_pandas(self) -> Any:
+        """The matrix as a ``pandas.DataFrame`` indexed by arm (names, or 0…K−1).
+
+        ``df.attrs["name"]`` holds :attr:`name`; :meth:`from_pandas` inverts this.
+        """
+        pd = _pandas()
+        labels = list(self.arms) if self.arms is not None else None
+        df = pd.DataFrame(np.array(self._values), index=labels, columns=labels)
+        if self.name is not None:
+            df.attrs["name"] = self.name
+        return df
+
+    def renamed(self, name: str | None) -> PreferenceMatrix:
+        """The same matrix (values, arms, tie records, source) under another name."""
+        new = object.__new__(PreferenceMatrix)
+        for slot in PreferenceMatrix.__slots__:
+            setattr(new, slot, getattr(self, slot))
+        new.name = name
+        return new
+
     def with_values(self, values: Any, name: str | None = None) -> PreferenceMatrix:
         """A new validated matrix with other values (same name unless given)."""
         return PreferenceMatrix(values, name=name if name is not None else self.name,
                                 arms=self.arms)
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        from .errors import DuelboundError
+
+        raise DuelboundError("pandas is not installed; install the extra: "
+                             "pip install 'duelbound[pandas]'") from None
+    return pandas
+
+
+def _frame_labels(index: Any) -> tuple[str, ...] | None:
+    """Labels of a DataFrame axis as strings; None for a default RangeIndex 0..n-1."""
+    pd = _pandas()
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return None
+    return tuple(str(x) for x in index)

@@ -1,10 +1,13 @@
-"""Tournament structure of a preference matrix (SPEC §1).
+"""Tournament structure of a preference matrix (docs/math.md §2).
 
 Arm i *beats* arm j when µ_ij > 1/2; under Assumption A the beats-relation is a
 tournament.  Every quantity the bounds need — L_i, superiors S_i, inferiors I_i,
 Copeland scores and winners, L1, L2, the top cycle — is a small pure function
-here.  Graph algorithms come from networkx (``networkx.algorithms.tournament``,
-``condensation``).
+here.  The graph facts are computed without recursion or graph objects, so they
+scale to the largest K the readers accept (``MAX_K``; K = 5000 in about a second):
+the top cycle from the sorted score sequence (Landau), the number of 3-cycles from
+the scores, a Hamiltonian path by binary insertion.  :func:`beats_graph` still
+gives the networkx ``DiGraph`` for drawing and cross-checks.
 
 Examples
 --------
@@ -22,7 +25,6 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from networkx.algorithms import tournament
 
 from .kl import kl_half
 from .matrix import PreferenceMatrix
@@ -54,7 +56,7 @@ def beats_graph(M: PreferenceMatrix) -> nx.DiGraph:
 
 
 def losses(M: PreferenceMatrix) -> np.ndarray:
-    """L_i = |S_i|, the number of arms that beat arm i (SPEC §1)."""
+    """L_i = |S_i|, the number of arms that beat arm i (docs/math.md §2)."""
     return (np.asarray(M.values) < 0.5).sum(axis=1).astype(np.int64)
 
 
@@ -105,20 +107,42 @@ def top_cycle(M: PreferenceMatrix) -> list[int]:
 
     In a tournament the condensation is a transitive tournament, so it has a
     unique source; its members are the top cycle.  Contains every Copeland winner.
+
+    Notes
+    -----
+    Computed from the score sequence, O(K log K) after the scores: with the arms
+    sorted by Copeland score s_(1) ≥ s_(2) ≥ …, the first k arms beat every other
+    arm iff Σ_{t≤k} s_(t) = C(k, 2) + k(K − k) (they win all games among themselves
+    and all k(K − k) games against the rest; Landau's condition).  The smallest
+    such k gives the source component of the condensation: the top k arms dominate
+    the rest, and no smaller dominating set exists, because any dominating set is a
+    set of top-scored arms.
     """
-    G = beats_graph(M)
-    C = nx.condensation(G)
-    source = next(n for n in C.nodes if C.in_degree(n) == 0)
-    return sorted(int(v) for v in C.nodes[source]["members"])
+    return _top_cycle(copeland_scores(M))
+
+
+def _top_cycle(scores: np.ndarray) -> list[int]:
+    K = scores.size
+    order = np.argsort(-scores, kind="stable")
+    k = np.arange(1, K + 1)
+    closed = np.cumsum(scores[order]) == k * (k - 1) // 2 + k * (K - k)
+    size = int(np.argmax(closed)) + 1  # k = K always qualifies
+    return sorted(int(v) for v in order[:size])
 
 
 def three_cycles(M: PreferenceMatrix) -> int:
-    """Number of cyclic triples: C(K, 3) − Σ_i C(Cpld(i), 2) (SPEC §1).
+    """Number of cyclic triples: C(K, 3) − Σ_i C(Cpld(i), 2) (docs/math.md §2).
 
     Every non-cyclic triple has exactly one arm beating the other two, and arm i
     tops exactly C(Cpld(i), 2) triples.
     """
-    return comb(M.K, 3) - sum(comb(int(s), 2) for s in copeland_scores(M))
+    return _three_cycles(copeland_scores(M))
+
+
+def _three_cycles(scores: np.ndarray) -> int:
+    # exact integers: C(K, 3) overflows int64 only far beyond MAX_K, but stay in Python ints
+    s = scores.astype(object)
+    return comb(scores.size, 3) - int(np.sum(s * (s - 1) // 2))
 
 
 def is_transitive(M: PreferenceMatrix) -> bool:
@@ -127,8 +151,32 @@ def is_transitive(M: PreferenceMatrix) -> bool:
 
 
 def hamiltonian_path(M: PreferenceMatrix) -> list[int]:
-    """A Hamiltonian path of the tournament (each arm beats the next), via networkx."""
-    return [int(v) for v in tournament.hamiltonian_path(beats_graph(M))]
+    """A Hamiltonian path of the tournament: each arm beats the next (Rédei's theorem).
+
+    Binary insertion, no recursion: keep a path p_0 → … → p_{n−1} and insert arm v
+    before p_0 if v beats p_0, after p_{n−1} if p_{n−1} beats v, else at a position
+    t with p_{t−1} → v → p_t, found by bisection (the invariant "p_lo beats v, v
+    beats p_hi" holds at both ends and is kept by every halving).
+    O(K log K) comparisons; fine up to ``MAX_K``.
+    """
+    B = beats_matrix(M)
+    path: list[int] = []
+    for v in range(M.K):
+        row = B[v]
+        if not path or row[path[0]]:
+            path.insert(0, v)
+        elif not row[path[-1]]:  # path[-1] beats v
+            path.append(v)
+        else:
+            lo, hi = 0, len(path) - 1  # path[lo] beats v, v beats path[hi]
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if row[path[mid]]:
+                    hi = mid
+                else:
+                    lo = mid
+            path.insert(hi, v)
+    return path
 
 
 def gaps(M: PreferenceMatrix) -> np.ndarray:
@@ -139,11 +187,12 @@ def gaps(M: PreferenceMatrix) -> np.ndarray:
 def delta_min(M: PreferenceMatrix) -> float:
     """Δ_min = min_{i≠j} Δ_ij."""
     G = gaps(M)
-    return float(G[~np.eye(M.K, dtype=bool)].min())
+    np.fill_diagonal(G, np.inf)
+    return float(G.min())
 
 
 def divergences(M: PreferenceMatrix) -> np.ndarray:
-    """d_ij = d(µ_ij, 1/2) = d(µ_ji, 1/2) (zero on the diagonal), SPEC §1."""
+    """d_ij = d(µ_ij, 1/2) = d(µ_ji, 1/2) (zero on the diagonal), docs/math.md §3."""
     return kl_half(np.asarray(M.values))
 
 
@@ -174,16 +223,19 @@ class Structure:
 
 
 def structure(M: PreferenceMatrix) -> Structure:
-    """All structure facts of SPEC §1 in one record."""
+    """All structure facts of docs/math.md §2 in one record."""
     L = losses(M)
-    winners = copeland_winners(M)
+    scores = M.K - 1 - L
+    Ls = np.sort(L)
+    winners = [int(i) for i in np.flatnonzero(L == Ls[0])]
+    n3 = _three_cycles(scores)
     status = ("holds (ties broken by epsilon: results are for the perturbed matrix)"
               if M.perturbed else "holds (no ties)")
     return Structure(
-        name=M.name, K=M.K, losses=L.tolist(), copeland_scores=copeland_scores(M).tolist(),
-        copeland_winners=winners, C=len(winners), L1=L1(M), L2=L2(M),
-        condorcet_winner=condorcet_winner(M), top_cycle=top_cycle(M),
-        three_cycles=three_cycles(M), transitive=is_transitive(M),
+        name=M.name, K=M.K, losses=L.tolist(), copeland_scores=scores.tolist(),
+        copeland_winners=winners, C=len(winners), L1=int(Ls[0]), L2=int(Ls[1]),
+        condorcet_winner=winners[0] if Ls[0] == 0 else None, top_cycle=_top_cycle(scores),
+        three_cycles=n3, transitive=n3 == 0,
         hamiltonian_path=hamiltonian_path(M), delta_min=delta_min(M),
         tie_epsilon=M.tie_epsilon, broken_ties=[list(p) for p in M.broken_ties],
         assumption_A=status,

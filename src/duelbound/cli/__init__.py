@@ -66,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except DuelboundError as exc:
-        sys.stderr.write(f"duelbound {args.command}: error: {exc}\n")
+        one_line = " ".join(str(exc).splitlines())  # names from files may hold line breaks
+        sys.stderr.write(f"duelbound {args.command}: error: {one_line}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write(f"duelbound {args.command}: interrupted\n")

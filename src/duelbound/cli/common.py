@@ -6,9 +6,11 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from typing import Any
 
 from duelbound.theory import examples
+from duelbound.theory.counts import WinCounts, read_comparisons, read_counts
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.io import read_matrix
 from duelbound.theory.matrix import PreferenceMatrix
@@ -26,7 +28,13 @@ def horizon(text: str) -> int:
 
 
 def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) -> None:
-    """``FILE`` (one, or several with ``many``) or ``--example NAME``, plus ``--break-ties``."""
+    """The matrix sources of a command, plus ``--break-ties`` and ``--name``.
+
+    ``FILE`` (one, or several with ``many``), ``--example NAME``, ``--counts FILE`` (a K×K
+    matrix of wins) and ``--comparisons FILE`` (a log of duels); with ``many`` every source is
+    repeatable.  See :func:`load_matrices` and :func:`load_counts`.
+    """
+    extra = "; repeatable" if many else ""
     if many:
         parser.add_argument("files", nargs="*", metavar="FILE",
                             help="matrix files (text, CSV/TSV, .npy, .json)")
@@ -39,35 +47,101 @@ def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) ->
         parser.add_argument("--example", metavar="NAME",
                             help=f"bundled dataset ('duelbound datasets' lists them): "
                                  f"{', '.join(examples.names())}")
+    parser.add_argument("--counts", metavar="FILE", action="append" if many else "store",
+                        default=[] if many else None,
+                        help="K×K matrix of win counts W_ij (times i beat j), any matrix format; "
+                             f"the matrix is W_ij / (W_ij + W_ji){extra}")
+    parser.add_argument("--comparisons", metavar="FILE", action="append" if many else "store",
+                        default=[] if many else None,
+                        help="comparison log, one duel per line: CSV/TSV with header "
+                             "winner,loser[,count] or arm_a,arm_b,outcome[,count], or JSON "
+                             f"Lines{extra}")
+    parser.add_argument("--name", metavar="NAME", default=None,
+                        help="name of the matrix in the output (overrides the file's name)")
     parser.add_argument("--break-ties", type=float, metavar="EPS", default=None,
                         help="perturb exact ties mu_ij = 1/2 to 1/2 +- EPS (the lower index wins);"
                              " results then hold for the perturbed matrix")
 
 
+def _listed(args: argparse.Namespace, attr: str) -> list[str]:
+    value = getattr(args, attr, None)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
+    """Every ``--counts`` and ``--comparisons`` source, read once and cached on ``args``."""
+    cached = getattr(args, "_win_counts", None)
+    if cached is None:
+        cached = [read_counts(f) for f in _listed(args, "counts")]
+        cached += [read_comparisons(f) for f in _listed(args, "comparisons")]
+        for C in cached:
+            for note in C.notes:
+                sys.stderr.write(f"duelbound: note: {C.name}: {note}\n")
+        args._win_counts = cached
+    return cached
+
+
+def load_counts(args: argparse.Namespace) -> WinCounts | None:
+    """The raw win counts given by ``--counts FILE`` or ``--comparisons FILE``, or None.
+
+    ``--name`` renames them.  Notes of the reader (ignored self-comparisons, extra log
+    columns) go to stderr once.
+
+    Raises
+    ------
+    DuelboundError
+        More than one counts source given, or the file is unreadable or invalid.
+    """
+    found = _all_counts(args)
+    if not found:
+        return None
+    if len(found) > 1:
+        raise DuelboundError("give one --counts or --comparisons file, not several")
+    C = found[0]
+    name = getattr(args, "name", None)
+    return replace(C, name=name) if name else C
+
+
 def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
-    """The matrices named on the command line, validated, in the order given."""
-    files = getattr(args, "files", None)
-    if files is None:
-        files = [args.file] if args.file else []
-    names = args.example if isinstance(args.example, list) else (
-        [args.example] if args.example else [])
-    if not files and not names:
-        raise DuelboundError("give a matrix FILE or --example NAME")
-    out = [read_matrix(f, break_ties=args.break_ties) for f in files]
-    out += [examples.load(n, break_ties=args.break_ties) for n in names]
+    """The matrices named on the command line, validated: files, examples, counts, logs.
+
+    Counts and logs become their estimated matrices µ̂_ij = W_ij / (W_ij + W_ji).  ``--name``
+    renames the matrix (only one matrix may be given then).
+    """
+    files = _listed(args, "files") if hasattr(args, "files") else _listed(args, "file")
+    names = _listed(args, "example")
+    counts = _all_counts(args)
+    if not files and not names and not counts:
+        raise DuelboundError("give a matrix FILE, --example NAME, --counts FILE or "
+                             "--comparisons FILE")
+    bt = args.break_ties
+    out = [read_matrix(f, break_ties=bt) for f in files]
+    out += [examples.load(n, break_ties=bt) for n in names]
+    out += [C.matrix(break_ties=bt) for C in counts]
+    rename = getattr(args, "name", None)
+    if rename:
+        if len(out) > 1:
+            raise DuelboundError(f"--name needs exactly one matrix, got {len(out)}")
+        out = [out[0].renamed(rename)]
     return out
 
 
 def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
     """The single matrix named on the command line."""
-    if args.file and args.example:
-        raise DuelboundError("give either a matrix FILE or --example NAME, not both")
+    given = len(_listed(args, "file")) + len(_listed(args, "example")) \
+        + len(_listed(args, "counts")) + len(_listed(args, "comparisons"))
+    if given > 1:
+        raise DuelboundError("give one of a matrix FILE, --example NAME, --counts FILE or "
+                             "--comparisons FILE, not several")
     return load_matrices(args)[0]
 
 
-def write_json(data: Any, path: str | None = None) -> None:
-    """JSON to ``path`` or stdout."""
-    text = json.dumps(data, indent=2, default=_json_default)
+def write_json(data: Any, path: str | None = None, *, indent: int | None = 2) -> None:
+    """JSON to ``path`` or stdout (``indent=None``: one line, C encoder — much faster
+    for large nested lists such as K×K allocations)."""
+    text = json.dumps(data, indent=indent, default=_json_default)
     if path in (None, "-"):
         sys.stdout.write(text + "\n")
     else:
@@ -90,3 +164,65 @@ def _json_default(obj: Any) -> Any:
     if hasattr(obj, "to_dict"):
         return obj.to_dict()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+#: File extensions matplotlib writes for ``--plot`` (``save_figure`` accepts the same).
+PLOT_EXTENSIONS = ("png", "svg", "pdf")
+
+
+def check_output_path(path: str | None, kinds: tuple[str, ...] | None = None,
+                      option: str = "output") -> None:
+    """Refuse an output path that cannot be written, before any computation starts.
+
+    Parameters
+    ----------
+    path : str or None
+        The path given on the command line; ``None`` (option not given) and ``"-"``
+        (stdout) are accepted as they are.
+    kinds : tuple of str, optional
+        Accepted extensions without the dot (e.g. :data:`PLOT_EXTENSIONS`); ``None``
+        accepts any name.
+    option : str
+        The option's name for the message, e.g. ``"--plot"``.
+
+    Raises
+    ------
+    DuelboundError
+        One line: the folder is missing or not writable, the path is a folder, an existing
+        file is read-only, or the extension is not one of ``kinds``.
+    """
+    import os
+
+    if path is None or path == "-":
+        return
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if kinds is not None and ext not in kinds:
+        raise DuelboundError(f"{option} {path}: unsupported extension "
+                             f"(use {', '.join('.' + k for k in kinds)})")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise DuelboundError(f"{option} {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise DuelboundError(f"{option} {path}: is a folder, not a file")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise DuelboundError(f"{option} {path}: file is not writable")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise DuelboundError(f"{option} {path}: folder {folder} is not writable")
+
+
+def add_feedback_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` / ``--progress``: progress bars and notices on stderr (default: only when
+    stderr is a terminal); read them back with :func:`feedback`."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quiet", action="store_true",
+                       help="no progress bar or compile notice on stderr")
+    group.add_argument("--progress", action="store_true",
+                       help="progress bar and notices even when stderr is not a terminal")
+
+
+def feedback(args: argparse.Namespace) -> bool | None:
+    """The ``progress`` argument of the library calls: True, False or None (terminal only)."""
+    if getattr(args, "quiet", False):
+        return False
+    return True if getattr(args, "progress", False) else None

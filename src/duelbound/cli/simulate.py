@@ -1,12 +1,16 @@
-"""Run the reference simulator's algorithms on a matrix (SPEC §6).
+"""Run the reference simulator's algorithms on a matrix (docs/simulator.md).
 
-Prints, per algorithm, the mean ± std of R(T) in the komiyama convention, its
-ratio to log T, the mean N_ij of the last run set and the duels/s; optionally a
-plot (regret vs t, log-t axis, with C*·log t and C^E*·log t) and JSON.
+Prints, per algorithm (named with its parameters), the mean ± std of R(T) in the
+komiyama convention, its ratio to log T, the most played arm and the duels/s;
+optionally a plot (mean regret vs t on a log-t axis, shaded 10–90 % quantile band over
+the runs, C*·log t and C^E*·log t) and JSON.  Output paths are checked before anything
+runs; the JSON is written before the plot.  A progress bar (and a one-line notice when
+numba compiles the simulator, first run only) goes to stderr when it is a terminal.
 
 examples:
   duelbound simulate --example cyclic --algorithms ecw-rmed,d-ts --T 1e5 --runs 4
   duelbound simulate matrix.txt --algorithms all --T 1e6 --runs 20 --seed 0 --plot r.png
+  duelbound simulate --example cyclic --T 1e5 --plot r.png --log-y --json r.json --quiet
 """
 
 from __future__ import annotations
@@ -16,7 +20,16 @@ import math
 
 from duelbound.theory.errors import DuelboundError
 
-from .common import add_matrix_arguments, horizon, load_matrix, write_json
+from .common import (
+    PLOT_EXTENSIONS,
+    add_feedback_arguments,
+    add_matrix_arguments,
+    check_output_path,
+    feedback,
+    horizon,
+    load_matrix,
+    write_json,
+)
 
 NAME = "simulate"
 ORDER = 40
@@ -32,11 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
     parser.add_argument("--processes", type=int, default=None, help="worker processes")
     parser.add_argument("--plot", metavar="FILE", help="regret-vs-t plot (.png/.svg/.pdf)")
+    parser.add_argument("--log-y", action="store_true", help="logarithmic regret axis in --plot")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON ('-': stdout)")
+    add_feedback_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.records import plot_results
+    check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
+    check_output_path(args.json, None, "--json")
+    from duelbound.checks.records import algorithm_label, plot_results
     from duelbound.checks.simulator import ALGORITHMS, get_algorithm, matrix_bounds, simulate
 
     M = load_matrix(args)
@@ -49,22 +66,34 @@ def run(args: argparse.Namespace) -> int:
     bounds = matrix_bounds(M) if args.plot else {}
     results = []
     logT = math.log(args.T) if args.T > 1 else 1.0
-    if args.json != "-":
+    text = args.json != "-"
+    width = max(len(algorithm_label(n, ALGORITHMS[n].defaults)) for n in names)
+    if text:
         print(f"matrix {M.name or '-'} (K = {M.K}), T = {args.T}, runs = {args.runs}, "
               f"seed = {args.seed}; regret in the komiyama convention")
-        print(f"{'algorithm':<10} {'R(T) mean':>12} {'std':>10} {'R(T)/log T':>11} {'duels/s':>10}")
+        print(f"{'algorithm':<{width}} {'R(T) mean':>12} {'std':>10} {'R(T)/log T':>11} "
+              f"{'most played arm':<20} {'duels/s':>10}")
     for name in names:
-        res = simulate(M, name, args.T, args.runs, args.seed, processes=args.processes)
+        res = simulate(M, name, args.T, args.runs, args.seed, processes=args.processes,
+                       progress=feedback(args))
         res.bounds = bounds
         results.append(res)
         fin = res.final_regret["komiyama"]
-        if args.json != "-":
+        if text:
             std = fin.std(ddof=1) if fin.size > 1 else 0.0
-            print(f"{name:<10} {fin.mean():>12.2f} {std:>10.2f} {fin.mean() / logT:>11.3f} "
-                  f"{res.duels_per_second:>10.3g}")
-    if args.plot:
-        plot_results(results, path=args.plot)
+            top = res.most_played()
+            played = f"{top['name']} ({top['share']:.0%})"
+            print(f"{res.label_with_params:<{width}} {fin.mean():>12.2f} {std:>10.2f} "
+                  f"{fin.mean() / logT:>11.3f} {played:<20} {res.duels_per_second:>10.3g}",
+                  flush=True)
     if args.json:
         write_json({"matrix": M.to_dict(), "results": [r.to_dict() for r in results]},
                    args.json)
+    if args.plot:
+        try:
+            plot_results(results, path=args.plot, log_y=args.log_y)
+        except DuelboundError as exc:
+            kept = (f"the results are in {args.json}" if args.json not in (None, "-")
+                    else "the results are printed above")
+            raise DuelboundError(f"{exc}; {kept}") from None
     return 0

@@ -1,4 +1,4 @@
-"""Tournament structure of a preference matrix (SPEC §1).
+"""Tournament structure of a preference matrix (docs/math.md §2).
 
 Prints K, the loss vector L, Copeland winners, whether a Condorcet winner exists,
 the top cycle, the number of 3-cycles, Δ_min and the status of Assumption A.
@@ -7,15 +7,26 @@ examples:
   duelbound structure --example cyclic
   duelbound structure matrix.txt --json
   duelbound structure matrix.txt --plot tournament.png
+  duelbound structure --comparisons duels.csv      # a log: winner,loser[,count]
+  duelbound structure --counts wins.csv --name my-run
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from typing import Any
 
 from duelbound.theory import structure as st
+from duelbound.theory.matrix import PreferenceMatrix
 
-from .common import add_matrix_arguments, load_matrix, write_json
+from .common import (
+    PLOT_EXTENSIONS,
+    add_matrix_arguments,
+    check_output_path,
+    load_matrix,
+    write_json,
+)
 
 NAME = "structure"
 ORDER = 10
@@ -28,34 +39,71 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE", help="draw the tournament (.png/.svg/.pdf)")
 
 
-def format_structure(s: st.Structure) -> str:
-    cw = "none" if s.condorcet_winner is None else str(s.condorcet_winner)
+def _arms(M: PreferenceMatrix, idx: Sequence[int]) -> str:
+    """A list of arms: ``[0, 2]``, or ``a, c  [0, 2]`` when the arms are named."""
+    if M.arms is None:
+        return str(list(idx))
+    return f"{', '.join(M.label(i) for i in idx)}  {list(idx)}"
+
+
+def format_structure(s: st.Structure, M: PreferenceMatrix | None = None) -> str:
+    """The readable summary; with ``M`` given, arms are shown by name as well as index."""
+    if M is None or M.arms is None:
+        cw = "none" if s.condorcet_winner is None else str(s.condorcet_winner)
+        losses, winners, top = str(s.losses), str(s.copeland_winners), str(s.top_cycle)
+        path = " > ".join(map(str, s.hamiltonian_path))
+        broken = str(s.broken_ties)
+    else:
+        cw = "none" if s.condorcet_winner is None else _arms(M, [s.condorcet_winner])
+        losses = ", ".join(f"{M.label(i)} {v}" for i, v in enumerate(s.losses))
+        winners, top = _arms(M, s.copeland_winners), _arms(M, s.top_cycle)
+        path = " > ".join(M.label(i) for i in s.hamiltonian_path)
+        broken = ", ".join(M.pair_label(i, j) for i, j in s.broken_ties)
     lines = [
         f"matrix            {s.name or '-'}  (K = {s.K})",
-        f"losses L          {s.losses}",
-        f"Copeland winners  {s.copeland_winners}  (C = {s.C}, L1 = {s.L1}, L2 = {s.L2})",
+        f"losses L          {losses}",
+        f"Copeland winners  {winners}  (C = {s.C}, L1 = {s.L1}, L2 = {s.L2})",
         f"Condorcet winner  {cw}",
-        f"top cycle         {s.top_cycle}",
+        f"top cycle         {top}",
         f"3-cycles          {s.three_cycles}  "
         f"({'transitive' if s.transitive else 'not transitive'})",
-        f"Hamiltonian path  {' > '.join(map(str, s.hamiltonian_path))}",
+        f"Hamiltonian path  {path}",
         f"Delta_min         {s.delta_min:.6g}",
         f"Assumption A      {s.assumption_A}",
     ]
     if s.broken_ties:
-        lines.append(f"broken ties       {s.broken_ties} (epsilon = {s.tie_epsilon:g})")
+        lines.append(f"broken ties       {broken} (epsilon = {s.tie_epsilon:g})")
     return "\n".join(lines)
 
 
+def structure_json(s: st.Structure, M: PreferenceMatrix) -> dict[str, Any]:
+    """:meth:`Structure.to_dict` plus the arm names: every index field has a ``*_names`` twin.
+
+    ``arms`` is the list of names (null for unnamed arms); the ``*_names`` fields always exist
+    and hold the labels (the index as a string for unnamed arms).
+    """
+    d = s.to_dict()
+    lab = M.label
+    d["arms"] = list(M.arms) if M.arms is not None else None
+    d["losses_by_arm"] = {lab(i): v for i, v in enumerate(s.losses)}
+    d["copeland_winners_names"] = [lab(i) for i in s.copeland_winners]
+    d["condorcet_winner_name"] = None if s.condorcet_winner is None else lab(s.condorcet_winner)
+    d["top_cycle_names"] = [lab(i) for i in s.top_cycle]
+    d["hamiltonian_path_names"] = [lab(i) for i in s.hamiltonian_path]
+    d["broken_ties_names"] = [[lab(i), lab(j)] for i, j in s.broken_ties]
+    return d
+
+
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     M = load_matrix(args)
     s = st.structure(M)
-    if args.plot:
+    if args.json:
+        write_json(structure_json(s, M))
+    else:
+        print(format_structure(s, M), flush=True)
+    if args.plot:  # after the results: a late write failure does not lose them
         from duelbound.theory.draw import draw_tournament
 
         draw_tournament(M, args.plot)
-    if args.json:
-        write_json(s.to_dict())
-    else:
-        print(format_structure(s))
     return 0

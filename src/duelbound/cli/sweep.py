@@ -6,6 +6,10 @@ running the same command again skips the committed tasks (a killed sweep loses
 only the tasks in flight).  A failing task is retried once, then recorded as
 failed; the exit code is 1 if any task failed.
 
+The store path is checked before anything runs; one sweep at a time per store (a second
+one is refused with the first one's pid and host; sweep-report can read it meanwhile).  A
+progress bar goes to stderr on a terminal (--quiet: none, --progress: always).
+
 Without --scheduler the sweep starts an in-process Dask LocalCluster with
 --workers processes.  For an existing cluster:
 
@@ -29,7 +33,15 @@ import sys
 
 from duelbound.theory.errors import DuelboundError
 
-from .common import add_matrix_arguments, horizon, load_matrices, write_json
+from .common import (
+    add_feedback_arguments,
+    add_matrix_arguments,
+    check_output_path,
+    feedback,
+    horizon,
+    load_matrices,
+    write_json,
+)
 
 NAME = "sweep"
 ORDER = 70
@@ -57,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="compute C* and C^E* of every matrix instead of simulating")
     parser.add_argument("--skip-failed", action="store_true",
                         help="do not re-run tasks recorded as failed by an earlier sweep")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_feedback_arguments(parser)
+    parser.add_argument("--no-progress", action="store_true", dest="quiet",
+                        help=argparse.SUPPRESS)  # the old name of --quiet
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
@@ -77,9 +91,10 @@ def _params(text: str | None) -> dict | None:
 def run(args: argparse.Namespace) -> int:
     from duelbound.checks.sweep import bounds_sweep, sweep
 
+    check_output_path(args.store, None, "--store")
     args.files = list(args.files) + list(args.matrices)
     matrices = load_matrices(args)
-    progress = False if args.no_progress else None
+    progress = feedback(args)
     # Dask logs every worker death at ERROR level; the sweep reports failures itself
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if args.bounds_only:

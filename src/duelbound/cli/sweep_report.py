@@ -5,7 +5,8 @@ Safe while a sweep is writing the store: the report reads one committed snapshot
 
 examples:
   duelbound sweep-report results.sqlite
-  duelbound sweep-report results.sqlite --format latex --convention zoghi
+  duelbound sweep-report results.sqlite --format latex --convention zoghi --bib refs.bib
+  duelbound sweep-report results.sqlite --format csv --table runs --notes report-notes.txt
   duelbound sweep-report results.sqlite --format json --runs      # one record per run
   duelbound sweep-report results.sqlite --plot regret.png
 """
@@ -13,10 +14,12 @@ examples:
 from __future__ import annotations
 
 import argparse
+import sys
 
 from duelbound.theory.regret import CONVENTIONS
 
-from .common import write_json
+from .common import PLOT_EXTENSIONS, check_output_path, write_json
+from .table import add_latex_arguments, latex_style, write_bib, write_text
 
 NAME = "sweep-report"
 ORDER = 71
@@ -32,15 +35,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --format json: one record per finished run")
     parser.add_argument("--failed", action="store_true",
                         help="with --runs: list the failed runs (with their errors) instead")
-    parser.add_argument("--plot", metavar="FILE", help="regret curves with C* ln t (.png/.svg)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="regret curves: mean, 10-90 %% quantile band, C* ln t, C^E* ln t "
+                             "(.png/.svg/.pdf)")
+    parser.add_argument("--log-y", action="store_true", help="logarithmic regret axis in --plot")
+    parser.add_argument("--notes", metavar="FILE",
+                        help="write titles, convention and footnotes as text (the sidecar of "
+                             "--format csv, which holds data only)")
+    parser.add_argument("--table", choices=("auto", "runs", "bounds"), default="auto",
+                        help="which table: the simulation runs, the bound rows, or (auto) "
+                             "those the store holds; CSV holds one table, so pick one when "
+                             "the store has both")
+    add_latex_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from duelbound.checks.store import SweepStore
     from duelbound.checks.sweep import bounds_report_table, plot_report, report_table
-    from duelbound.solvers.tables import concat
+    from duelbound.solvers.tables import concat, notes_text, too_wide_message
     from duelbound.theory.errors import DuelboundError
 
+    check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     if args.runs:
         if args.format != "json":
             raise DuelboundError("--runs lists records as JSON: add --format json")
@@ -49,10 +64,26 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with SweepStore(args.store, readonly=True) as st:
         has_runs, has_bounds = st.count() > 0, bool(st.bounds(None))
-    tables = [report_table(args.store, args.convention)] if has_runs or not has_bounds else []
-    if has_bounds:
+    want_runs = args.table == "runs" or (args.table == "auto" and (has_runs or not has_bounds))
+    want_bounds = args.table == "bounds" or (args.table == "auto" and has_bounds)
+    if args.format == "csv" and want_runs and want_bounds:
+        raise DuelboundError("the store holds simulation runs and bound rows, and a CSV file "
+                             "holds one table: add --table runs or --table bounds")
+    tables = [report_table(args.store, args.convention)] if want_runs else []
+    if want_bounds:
         tables.append(bounds_report_table(args.store))
-    print(concat(tables, args.format))
+    for t in tables:  # rows are identified by these columns in every LaTeX panel
+        keys = [c.key for c in t.columns]
+        t.index = tuple(k for k in ("matrix", "algorithm", "T") if k in keys)
+    style = latex_style(args)
+    if args.notes:
+        write_text(args.notes, "\n\n".join(notes_text(t) for t in tables))
+    write_bib(args)
+    print(concat(tables, args.format, style))
+    if args.format == "latex":
+        msg = too_wide_message(tables, style, "report fewer algorithms' parameters per row")
+        if msg:
+            print(msg, file=sys.stderr)
     if args.plot:
-        plot_report(args.store, args.plot, args.convention)
+        plot_report(args.store, args.plot, args.convention, log_y=args.log_y)
     return 0

@@ -1,70 +1,147 @@
 """Regret-bound tables: every algorithm's guarantee next to the optimum C*.
 
-One row per matrix (``--transpose``: one row per bound).  Every bound is restated
-in one regret convention (the factor is shown), exact log T coefficients are also
-given as a ratio to C*, and with --T the implied regret at that horizon.  Order
-terms (no constant) are labelled and get neither a ratio nor a value at T.
+One row per matrix (--transpose: one row per bound, one column group per matrix).
+Every bound is restated in one regret convention (the factor is in the footnotes),
+exact log T coefficients are also given as a ratio to C*, and with --T the implied
+regret at that horizon.  Order terms (no constant) are labelled and get neither a
+ratio nor a value at T.
+
+Formats: md (default), latex (for papers: math labels, \\cite{...} sources, short
+footnotes; wide tables are wrapped into stacked panels that fit a single-column
+article page), csv (RFC 4180: one header row, then data; notes go to --notes FILE),
+json (everything).
 
 examples:
   duelbound table --example cyclic --example multi_winner
-  duelbound table matrix.txt --format latex --convention zoghi > bounds.tex
-  duelbound table --example cyclic --T 1e6 --format csv
+  duelbound table matrix.txt --format latex --bib refs.bib > bounds.tex
+  duelbound table --example cyclic --example multi_winner --transpose --format latex
+  duelbound table matrix.txt --format latex --long --latex-env table*
+  duelbound table --example cyclic --T 1e6 --format csv --notes bounds-notes.txt
   duelbound table --example cyclic --bounds ccb,d-ts-th1 --plot bounds.png
+  duelbound table --example cyclic --bounds all --format json
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 
 from duelbound.solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
-from duelbound.solvers.tables import FORMATS
+from duelbound.solvers.tables import (
+    FORMATS,
+    TEXTWIDTH_PT,
+    LatexStyle,
+    notes_text,
+    render,
+    too_wide_message,
+)
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.regret import CONVENTIONS
 
-from .common import add_matrix_arguments, load_matrices
+from .common import PLOT_EXTENSIONS, add_matrix_arguments, check_output_path, load_matrices
 
 NAME = "table"
 ORDER = 30
 HELP = "compare the algorithms' regret bounds with C* (md, latex, csv, json, plot)"
 
 
+def add_latex_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of LaTeX output shared by ``table`` and ``sweep-report``."""
+    g = parser.add_argument_group("LaTeX output (--format latex)")
+    g.add_argument("--latex-env", choices=("table", "table*", "none"), default="table",
+                   help="float environment: table (default), table* (both columns of a "
+                        "two-column paper), none (tabulars and notes only, to \\input)")
+    g.add_argument("--latex-resize", action="store_true",
+                   help="one tabular scaled to the line width with \\resizebox (needs "
+                        "graphicx) instead of stacked panels")
+    g.add_argument("--latex-width", type=float, metavar="PT",
+                   help=f"width to fit in pt (default {TEXTWIDTH_PT:g}, the \\textwidth of "
+                        "a 10pt article; 469 with table*)")
+    g.add_argument("--latex-label", metavar="LABEL", help="\\label of the table")
+    g.add_argument("--bib", metavar="FILE",
+                   help="also write the BibTeX file of the cited papers (as 'duelbound cite')")
+
+
+def latex_style(args: argparse.Namespace) -> LatexStyle:
+    """The :class:`LatexStyle` of the parsed LaTeX options."""
+    return LatexStyle(env=args.latex_env, resize=args.latex_resize, width=args.latex_width,
+                      label=args.latex_label)
+
+
+def write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path``; an unwritable path is a one-line error."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+    except OSError as exc:
+        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def write_bib(args: argparse.Namespace) -> None:
+    """``--bib FILE``: write the bibliography."""
+    if args.bib:
+        from duelbound.solvers.tables import bibliography
+
+        write_text(args.bib, bibliography())
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser, many=True)
-    parser.add_argument("--format", choices=FORMATS, default="md", help="output format")
+    parser.add_argument("--format", choices=FORMATS, default="md",
+                        help="output format (default md)")
     parser.add_argument("--convention", choices=CONVENTIONS, default="komiyama",
-                        help="regret convention of the table (default komiyama)")
+                        help="regret convention of every number in the table (default "
+                             "komiyama; binary shows loose bounds and no ratios)")
     horizon = parser.add_mutually_exclusive_group()
     horizon.add_argument("--T", type=float, metavar="T",
                          help="horizon: also show the implied regret at T")
     horizon.add_argument("--log-T", type=float, metavar="LOGT", dest="log_T",
                          help="horizon given as log T")
     parser.add_argument("--bounds", metavar="NAMES",
-                        help="comma-separated bounds (default: "
+                        help="comma-separated bound names, 'default' or 'all' (default: "
                              f"{','.join(DEFAULT_BOUNDS)}; all: {','.join(BOUNDS)})")
     parser.add_argument("--transpose", action="store_true",
                         help="one row per bound, one column group per matrix")
+    parser.add_argument("--long", action="store_true",
+                        help="long footnotes (expressions, parameters, readings of the papers);"
+                             " with --transpose also kind, native convention, factor and "
+                             "source columns")
+    parser.add_argument("--notes", metavar="FILE",
+                        help="write the title, convention, footnotes and cell notes as text "
+                             "(the sidecar of --format csv, which holds data only)")
     parser.add_argument("--plot", metavar="FILE", help="log-scale chart (.png/.svg/.pdf)")
+    add_latex_arguments(parser)
+    g = parser.add_argument_group("bound parameters")
     for p, text in (("alpha", "CCB / D-TS parameter alpha > 0.5 (default 0.51)"),
                     ("epsilon", "D-TS / SCB epsilon >= 0 (default 0: the limit eps -> 0+)"),
                     ("beta", "D-TS log log T constant beta >= 2 (default 2: the limit)"),
                     ("delta", "failure probability for CCB / SCB Lemma 6 (0 < delta < 1)")):
-        parser.add_argument(f"--{p}", type=float, default=None, help=text)
+        g.add_argument(f"--{p}", type=float, default=None, help=text)
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.solvers.comparison import bound_table
+    from duelbound.solvers.comparison import bound_table, resolve_bounds
 
-    if args.plot and os.path.splitext(args.plot)[1].lower() not in (".png", ".svg", ".pdf"):
-        raise DuelboundError(f"cannot plot to {args.plot!r}: use a .png, .svg or .pdf file")
+    check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
+    check_output_path(args.notes, None, "--notes")
+    check_output_path(getattr(args, "bib", None), None, "--bib")
+    style = latex_style(args)
     mats = load_matrices(args)
-    names = ([n.strip() for n in args.bounds.split(",") if n.strip()]
-             if args.bounds else None)
     params = {p: getattr(args, p) for p in ("alpha", "epsilon", "beta", "delta")
               if getattr(args, p) is not None}
-    bt = bound_table(mats, bounds=names, convention=args.convention, log_T=args.log_T,
-                     T=args.T, params=params)
+    bt = bound_table(mats, bounds=resolve_bounds(args.bounds), convention=args.convention,
+                     log_T=args.log_T, T=args.T, params=params)
+    table = bt.to_table(args.transpose, args.long)
     if args.plot:
         bt.plot(args.plot)
-    print(bt.render(args.format, transpose=args.transpose))
+    if args.notes:
+        write_text(args.notes, notes_text(table))
+    write_bib(args)
+    print(render(table, args.format, style))
+    if args.format == "latex":
+        hint = ("fewer matrices per table or fewer --bounds" if args.transpose else
+                "--transpose or fewer --bounds")
+        msg = too_wide_message([table], style, hint)
+        if msg:
+            print(msg, file=sys.stderr)
     return 0

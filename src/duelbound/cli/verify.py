@@ -1,22 +1,29 @@
 """Verify a dueling-bandit implementation against the theory and the reference simulator.
 
-The algorithm is given as MODULE:FACTORY, where FACTORY(K, T, seed) returns either
-an object with select() -> (i, j) and update(i, j, i_won)  (--protocol select), or
-a callable run(duel, T) that calls duel(i, j) -> bool until done (--protocol duel);
-or as the name of a bundled algorithm.  Each run executes in its own process.
-Verdicts per matrix: protocol, non-winner share, sublinear, lower bound (vs C*),
-claimed (with --claimed), reference (with --reference).  Exit code 1 on any FAIL.
+The algorithm is given as MODULE:FACTORY, where FACTORY(K, T, seed) returns either an
+object with select() -> (i, j) and update(i, j, i_won) (select protocol), or a callable
+run(duel, T) that calls duel(i, j) -> bool until done (duel protocol) — detected
+automatically; or as the name of a bundled algorithm.  The module is imported only in
+an isolated child process; the environment (matrix, secret-seeded generator), the
+record of the duels and the verdicts stay in this process.
+
+Checks per matrix: protocol, consistency, lower bound (slope vs C*), claimed (with
+--claimed), reference (with --reference).  Verdicts: PASS, INCONCLUSIVE (not enough
+data at this T), WARN, FAIL.
+
+exit codes: 0 PASS; 1 WARN or FAIL; 2 usage or environment error; 3 INCONCLUSIVE (no
+WARN or FAIL, but not enough data to pass).
 
 examples:
   duelbound verify examples.my_algorithms:dts --reference d-ts
-  duelbound verify mypkg.algos:make --protocol duel --T 1e5 --runs 8 --json report.json
-  duelbound verify ecw-rmed --matrices cyclic --matrices my_matrix.txt
+  duelbound verify mypkg.algos:make --T 1e5 --runs 8 --json report.json
+  duelbound verify ecw-rmed --matrices my_matrix.txt      # default suite + my_matrix.txt
+  duelbound verify mypkg.algos:make --only mslr5 --replay 1234567
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from .common import horizon, write_json
@@ -27,48 +34,72 @@ HELP = "verify an outside implementation (protocol, consistency, C*, reference)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from duelbound.checks.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
+
     parser.add_argument("algorithm", metavar="MODULE:FACTORY",
                         help="factory of the algorithm, or a bundled algorithm name")
-    parser.add_argument("--protocol", choices=("select", "duel"), default="select")
+    parser.add_argument("--protocol", choices=("auto", "select", "duel"), default="auto",
+                        help="default: detected from what the factory returns")
     parser.add_argument("--matrices", action="append", default=[], metavar="NAME|FILE",
-                        help="bundled example or matrix file (repeatable; default: cyclic, "
-                             "multi_winner, unique_copeland)")
-    parser.add_argument("--T", type=horizon, default=20_000, help="horizon (accepts 1e5)")
-    parser.add_argument("--runs", type=int, default=4, help="runs per matrix (default 4)")
-    parser.add_argument("--seed", type=int, default=0)
+                        help="bundled dataset or matrix file added to the default suite ("
+                             f"{', '.join(DEFAULT_MATRICES)}); repeatable")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME|FILE",
+                        help="verify on these matrices only (replaces the default suite)")
+    parser.add_argument("--T", type=horizon, default=DEFAULT_T,
+                        help=f"horizon (accepts 1e5; default {DEFAULT_T})")
+    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS,
+                        help=f"runs per matrix (default {DEFAULT_RUNS})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the algorithm's runs")
+    parser.add_argument("--replay", type=int, default=None, metavar="ENV_SEED",
+                        help="environment seed of an earlier report (default: fresh secret "
+                             "entropy, printed in the report)")
     parser.add_argument("--reference", metavar="NAME", help="bundled algorithm to compare with")
     parser.add_argument("--claimed", type=float, metavar="COEF",
                         help="claimed coefficient of log T (komiyama convention)")
-    parser.add_argument("--time-limit", type=float, default=120.0, metavar="SEC",
-                        help="seconds per run (default 120)")
-    parser.add_argument("--budget", type=float, default=900.0, metavar="SEC",
-                        help="wall-clock seconds for everything (default 900)")
-    parser.add_argument("--workers", type=int, default=None, help="parallel runs (default: CPUs)")
+    parser.add_argument("--time-limit", type=float, default=300.0, metavar="SEC",
+                        help="wall seconds per run (default 300)")
+    parser.add_argument("--hang-timeout", type=float, default=20.0, metavar="SEC",
+                        help="seconds without a request before a run counts as hung (default 20)")
+    parser.add_argument("--memory-limit", type=float, default=4.0, metavar="GIB",
+                        help="address space of the algorithm's process (default 4 GiB)")
+    parser.add_argument("--budget", type=float, default=1800.0, metavar="SEC",
+                        help="wall-clock seconds for everything (default 1800)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="parallel runs (default: half the CPUs)")
     parser.add_argument("--json", metavar="FILE", help="also write the JSON report ('-': stdout)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def _matrices(specs: list[str]):
     from duelbound.theory import examples
     from duelbound.theory.io import read_matrix
 
-    return [examples.load(s) if s in examples.names() else read_matrix(s) for s in specs] or None
+    return [examples.load(s) if s in examples.names() else read_matrix(s) for s in specs]
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.harness import load_factory, verify
+    from duelbound.checks.harness import DEFAULT_MATRICES, load_factory, verify
+    from duelbound.theory import examples
 
-    if os.getcwd() not in sys.path:  # MODULE:FACTORY relative to the working directory
-        sys.path.insert(0, os.getcwd())
-    factory = load_factory(args.algorithm)
-    report = verify(factory, _matrices(args.matrices), T=args.T, runs=args.runs,
-                    reference=args.reference, protocol=args.protocol,
-                    claimed_coefficient=args.claimed, time_limit=args.time_limit,
-                    budget=args.budget, seed=args.seed, workers=args.workers,
-                    name=args.algorithm)
+    spec = load_factory(args.algorithm)   # validated only: never imported here
+    if args.only:
+        mats = _matrices(args.only)
+    else:
+        mats = [examples.load(n) for n in DEFAULT_MATRICES] + _matrices(args.matrices)
+    report = verify(spec, mats, T=args.T, runs=args.runs, reference=args.reference,
+                    protocol=args.protocol, claimed_coefficient=args.claimed,
+                    time_limit=args.time_limit, hang_timeout=args.hang_timeout,
+                    memory_limit=args.memory_limit, budget=args.budget, seed=args.seed,
+                    workers=args.workers, name=args.algorithm,
+                    environment_seed=args.replay,
+                    progress=not args.quiet and sys.stderr.isatty())
     if args.json == "-":
         write_json(report.to_dict())
     else:
         print(report.table())
         if args.json:
             write_json(report.to_dict(), args.json)
-    return 1 if report.verdict == "FAIL" else 0
+    if report.environment_error is not None:
+        print(f"duelbound verify: environment error: {report.environment_error['message']}",
+              file=sys.stderr)
+    return report.exit_code

@@ -1,0 +1,575 @@
+"""The trusted side of ``duelbound verify``: an environment user code cannot reach.
+
+:func:`judge_run` starts the user's algorithm in a fresh interpreter
+(:mod:`duelbound.checks.judge_child`, its own session and process group, resource
+limits, stdout/stderr captured to files) and plays the environment for it: the child
+sends the pairs it wants to duel, this process draws each outcome from a generator
+seeded by a *secret* environment seed and answers with that outcome only.  The
+preference matrix, the generator and the record of every duel (the requested pairs
+and their outcomes) never leave this process; every statistic of a run is computed
+from that record (:func:`trajectory`), never from anything else the child says.
+
+Protocol (shared memory + wake-up pipes; chosen by measurement, see
+``benchmarks/bench_verify.py`` and docs/verification.md): a 4 KiB ``memfd`` holds
+int32 slots ``REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS``.  The child
+writes (i, j) and bumps REQ; the judge validates the request, records it, writes
+the outcome code and sets RESP.  A waiting side polls the mailbox a few times —
+up to 400 polls after a wait that spinning served, 10 after one it did not, so a
+loaded machine is not burnt in spin loops — then sets its SLEEPS flag and blocks on
+a pipe (10 ms timeout, so a lost wake-up costs at most 10 ms).  Codes: 0 j won,
+1 i won, 2 invalid request (out of range or not an int; recorded), 3 more than T
+duels (recorded).
+
+Limits per run (:class:`Limits`): wall time, CPU time (RLIMIT_CPU), address space
+(RLIMIT_AS), output file size (RLIMIT_FSIZE), and a hang timeout (no request for
+``hang_timeout`` seconds: a sleeping, looping or SIGSTOPped child).  At the end of
+every run the whole process group is killed with SIGKILL and every process that
+still carries the run's token in its environment (a grandchild that called
+``setsid``) is killed as well.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from duelbound.theory.matrix import PreferenceMatrix
+
+__all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "new_environment_seed",
+           "run_environment_seed", "PROTOCOL_ERRORS"]
+
+REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS = range(7)
+DONE = -2147483648
+TEXT = -2147483647
+READY = -2147483646
+SPIN = (10, 400)   # busy polls before blocking: after a miss, after a hit (adaptive)
+BLOCK = 1 << 16
+CHILD = str(Path(__file__).with_name("judge_child.py"))
+
+#: Error kinds that are the algorithm's fault (a protocol FAIL).  ``environment``
+#: (ImportError, a removed NumPy alias inside a library) and ``usage`` are not.
+PROTOCOL_ERRORS = ("exception", "invalid-index", "exceeded-T", "stopped-early", "crash",
+                   "timeout", "hang", "stopped", "cpu-limit", "memory", "corrupt")
+
+
+@dataclass
+class Limits:
+    """Per-run limits of the child process."""
+
+    time_limit: float = 300.0        # wall seconds per run
+    hang_timeout: float = 20.0       # seconds without a request
+    cpu_seconds: int | None = None   # RLIMIT_CPU (default: time_limit + 5)
+    mem_bytes: int = 4 << 30         # RLIMIT_AS
+    output_bytes: int = 4 << 20      # RLIMIT_FSIZE: captured stdout/stderr
+
+
+@dataclass
+class JudgedRun:
+    """The record of one run, kept by the judge."""
+
+    seed: int
+    environment_seed: int
+    T: int
+    pairs: np.ndarray                       # (steps, 2) int32, valid duels in order
+    outcomes: np.ndarray                    # (steps,) bool, True iff i won
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    error_counts: dict[str, int] = field(default_factory=dict)
+    environment_error: dict[str, Any] | None = None
+    usage_error: dict[str, Any] | None = None
+    wall_time: float = 0.0
+    cpu_time: float = 0.0
+    exit_status: str = ""
+    killed_leftovers: int = 0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    protocol: str | None = None
+    progress: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def steps(self) -> int:
+        return int(self.pairs.shape[0])
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.environment_error is None and \
+            self.usage_error is None and self.steps == self.T
+
+    @property
+    def first_error(self) -> dict[str, Any] | None:
+        return self.errors[0] if self.errors else None
+
+    def sha256(self) -> str:
+        return hashlib.sha256(np.ascontiguousarray(self.pairs, "<i4").tobytes()).hexdigest()
+
+
+def new_environment_seed() -> int:
+    """Fresh secret entropy (``secrets``) for a verification's environments."""
+    return secrets.randbits(63)
+
+
+def run_environment_seed(master: int, matrix: int, run: int) -> int:
+    """Environment seed of run ``run`` on matrix ``matrix`` under ``master``."""
+    return int(np.random.SeedSequence([int(master), int(matrix), int(run), 7]
+                                      ).generate_state(1, np.uint64)[0] >> 1)
+
+
+def _child_env(token: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL",
+                                                           "TMPDIR", "USER", "VIRTUAL_ENV")}
+    keep.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                NUMBA_NUM_THREADS="1", PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1",
+                DUELBOUND_RUN_TOKEN=token)
+    return keep
+
+
+def _sys_path() -> list[str]:
+    cwd = os.getcwd()
+    return [cwd] + [p for p in sys.path if p and p != cwd]
+
+
+def _tail(fh, n: int = 2000) -> str:
+    try:
+        fh.flush()
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - n))
+        return fh.read().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return ""
+
+
+def _token_holders(token: bytes) -> list[int]:
+    me = os.getpid()
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                env = fh.read()
+        except OSError:
+            continue
+        if token in env:
+            out.append(int(entry.name))
+    return out
+
+
+def _kill_leftovers(token: bytes, pgid: int) -> int:
+    """SIGKILL the run's process group and every process carrying its token.
+
+    Returns the number of processes other than the algorithm's own that were still
+    alive (forked helpers, orphans that left the group with ``setsid``).
+    """
+    others = [p for p in _token_holders(token) if p != pgid]
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for _ in range(5):  # a process may fork while being killed: repeat
+        found = _token_holders(token)
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not found:
+            break
+        others += [p for p in found if p != pgid and p not in others]
+        time.sleep(0.01)
+    return len(others)
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "?"
+
+
+def _proc_cpu(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            f = fh.read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+class _Child:
+    """The spawned child process and the judge's end of its channels."""
+
+    def __init__(self, cfg: dict[str, Any], limits: Limits):
+        self.token = secrets.token_hex(16)
+        self.shm_fd = os.memfd_create("duelbound-judge", 0) if hasattr(os, "memfd_create") \
+            else tempfile.TemporaryFile().fileno()
+        os.ftruncate(self.shm_fd, 4096)
+        self.mm = mmap.mmap(self.shm_fd, 4096)
+        self.mv = memoryview(self.mm).cast("i")
+        wp_r, wp_w = os.pipe()   # child -> judge wake-ups
+        wc_r, wc_w = os.pipe()   # judge -> child wake-ups
+        ct_r, ct_w = os.pipe()   # child -> judge text messages
+        for fd in (wp_r, wp_w, wc_w, ct_r):
+            os.set_blocking(fd, False)
+        self.wake_r, self.wake_child_w, self.ctrl_r = wp_r, wc_w, ct_r
+        cpu = limits.cpu_seconds or int(limits.time_limit + 5)
+        cfg = dict(cfg, spin=SPIN, shm_fd=self.shm_fd, wake_parent=wp_w, wake_child=wc_r, ctrl=ct_w,
+                   mem_bytes=int(limits.mem_bytes), cpu_seconds=int(cpu),
+                   fsize_bytes=int(limits.output_bytes), sys_path=_sys_path())
+        self.out = tempfile.TemporaryFile()
+        self.err = tempfile.TemporaryFile()
+        self.t0 = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-s", CHILD, json.dumps(cfg)],
+            stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.err,
+            pass_fds=(self.shm_fd, wp_w, wc_r, ct_w), close_fds=True,
+            start_new_session=True, env=_child_env(self.token))
+        for fd in (wp_w, wc_r, ct_w):
+            os.close(fd)
+        self.status: int | None = None
+        self.rusage = None
+
+    def poll(self) -> bool:
+        """True once the child has exited (reaped, with its resource usage)."""
+        if self.status is not None:
+            return True
+        try:
+            pid, status, ru = os.wait4(self.proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            self.status = 0
+            return True
+        if pid == 0:
+            return False
+        self.status, self.rusage = status, ru
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return True
+
+    def read_text(self, n: int, timeout: float = 2.0) -> dict[str, Any] | None:
+        """A text message of ``n`` bytes (after its 4-byte length) from the control pipe."""
+        if not 0 <= n <= 65536:
+            return None
+        want, buf, end = n + 4, b"", time.monotonic() + timeout
+        while len(buf) < want and time.monotonic() < end:
+            r, _, _ = select.select([self.ctrl_r], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(self.ctrl_r, want - len(buf))
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    break
+                buf += chunk
+        if len(buf) < want:
+            return None
+        try:
+            data = json.loads(buf[4:].decode("utf-8", "replace"))
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    def finish(self, grace: float = 0.0) -> tuple[str, float, int, str, str]:
+        end = time.monotonic() + grace
+        while grace and not self.poll() and time.monotonic() < end:
+            time.sleep(0.002)
+        killed = _kill_leftovers(self.token.encode(), self.proc.pid)
+        if self.status is None:
+            try:
+                _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
+                self.proc.returncode = os.waitstatus_to_exitcode(self.status)
+            except ChildProcessError:
+                self.status = 0
+        cpu = (self.rusage.ru_utime + self.rusage.ru_stime) if self.rusage else float("nan")
+        if os.WIFSIGNALED(self.status):
+            sig = os.WTERMSIG(self.status)
+            try:
+                exit_status = f"signal {signal.Signals(sig).name}"
+            except ValueError:
+                exit_status = f"signal {sig}"
+        else:
+            exit_status = f"exit code {os.WEXITSTATUS(self.status)}"
+        out, err = _tail(self.out), _tail(self.err)
+        for fh in (self.out, self.err):
+            fh.close()
+        for fd in (self.wake_r, self.wake_child_w, self.ctrl_r, self.shm_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            self.mv.release()
+            self.mm.close()
+        except (BufferError, ValueError):
+            pass
+        return exit_status, cpu, killed, out, err
+
+
+class _Stop(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _wait_request(ch: _Child, last: int, deadline: float, hang: float, spin: int
+                  ) -> tuple[int, bool]:
+    """Spin ``spin`` polls, then block until REQ changes: (REQ, served while spinning).
+
+    Raises _Stop when the child exits, the time limit passes or no request comes for
+    ``hang`` seconds.
+    """
+    mv = ch.mv
+    for _ in range(spin):
+        seq = mv[REQ]
+        if seq != last:
+            return seq, True
+    start = time.monotonic()
+    while True:
+        mv[PARENT_SLEEPS] = 1
+        seq = mv[REQ]
+        if seq != last:
+            mv[PARENT_SLEEPS] = 0
+            return seq, False
+        r, _, _ = select.select([ch.wake_r], [], [], 0.01)
+        mv[PARENT_SLEEPS] = 0
+        if r:
+            try:
+                os.read(ch.wake_r, 65536)
+            except BlockingIOError:
+                pass
+        seq = mv[REQ]
+        if seq != last:
+            return seq, False
+        if ch.poll():
+            if mv[REQ] != last:
+                return mv[REQ], False
+            raise _Stop("crash", "")
+        now = time.monotonic()
+        if now > deadline:
+            raise _Stop("timeout", "")
+        if now - start > hang:
+            state = _proc_state(ch.proc.pid)
+            raise _Stop("stopped" if state in ("T", "t") else "hang", state)
+
+
+def probe(spec: str, K: int, T: int, seed: int, limits: Limits | None = None) -> dict[str, Any]:
+    """Load ``spec`` in a child, build ``factory(K, T, seed)`` and detect its protocol.
+
+    Returns ``{"protocol": "select" | "duel" | None, "type": ...}`` or
+    ``{"kind": ..., "message": ...}`` when loading or building failed.  The
+    trusted process never imports the user's module.
+    """
+    limits = limits or Limits(time_limit=60.0, hang_timeout=60.0)
+    rec = judge_run(spec, None, T, seed, 0, protocol="auto", limits=limits, probe=True)
+    return rec.progress.get("probe") or {
+        "kind": (rec.first_error or {}).get("kind", "crash"),
+        "message": (rec.first_error or {}).get("message", rec.exit_status)}
+
+
+def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environment_seed: int,
+              *, protocol: str = "auto", limits: Limits | None = None,
+              probe: bool = False) -> JudgedRun:
+    """Play one run of the user's algorithm ``spec`` ("module:attr") on ``M``.
+
+    Parameters
+    ----------
+    spec : str
+        ``"package.module:factory"``, resolved in the child only.
+    M : PreferenceMatrix
+        The environment (never sent to the child; only K is).
+    T, seed : int
+        Horizon and the algorithm's own seed (given to ``factory(K, T, seed)``).
+    environment_seed : int
+        Seed of the environment's generator (secret: see :func:`new_environment_seed`).
+    protocol : {"auto", "select", "duel"}
+    limits : Limits, optional
+
+    Returns
+    -------
+    JudgedRun
+        The judge's own record: requested pairs, outcomes, protocol errors (each with
+        its step and a count per kind), exit status, captured output tails.
+    """
+    from .environment import make_rng
+
+    limits = limits or Limits()
+    K = M.K if M is not None else 2
+    cfg = {"spec": spec, "K": int(K), "T": int(T), "seed": int(seed), "protocol": protocol,
+           "probe": probe}
+    ch = _Child(cfg, limits)
+    rng = make_rng(int(environment_seed))
+    mu = M.values.tolist() if M is not None else [[0.5] * K] * K
+    mv = ch.mv
+    log = array("i")
+    outs = bytearray()
+    errors: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    env_error = usage_error = None
+    probe_info = None
+    deadline = time.monotonic() + limits.time_limit
+    hang = limits.hang_timeout
+
+    def record(kind: str, step: int | None, message: str, **extra) -> None:
+        counts[kind] = counts.get(kind, 0) + 1
+        if len(errors) < 20:
+            errors.append(dict(kind=kind, step=step, message=message, **extra))
+
+    u: list[float] = []
+    k = 0
+    t = 0
+    last = 0
+    it = 0
+    t_first = None
+    ready = False
+    startup = max(3 * hang, 60.0)
+    spin_lo, spin_hi = SPIN
+    spin = spin_lo
+    done = False
+    stop: _Stop | None = None
+    try:
+        while True:
+            seq = mv[REQ]
+            if seq == last:
+                # until READY the child is importing and building: a longer startup clock
+                seq, hit = _wait_request(ch, last, deadline, hang if ready else startup, spin)
+                spin = spin_hi if hit else spin_lo
+            last = seq
+            i = mv[I]
+            j = mv[J]
+            if 0 <= i < K and 0 <= j < K and t < T:
+                if k == len(u):
+                    u = rng.random(BLOCK).tolist()
+                    k = 0
+                code = 1 if u[k] < mu[i][j] else 0
+                k += 1
+                log.append(i)
+                log.append(j)
+                outs.append(code)
+                t += 1
+            elif i == READY:
+                ready = True
+                t_first = time.perf_counter()
+                code = 0
+            elif i == DONE:
+                done = True
+                code = 0
+            elif i == TEXT:
+                msg = ch.read_text(j)
+                code = 0
+                if msg is None:
+                    record("corrupt", t + 1, "unreadable message from the algorithm's process")
+                else:
+                    kind = str(msg.get("kind", ""))
+                    text = str(msg.get("message", ""))[:2000]
+                    if kind == "probe":
+                        probe_info = {"protocol": msg.get("protocol"),
+                                      "type": str(msg.get("type", ""))}
+                    elif kind == "non-int":
+                        record("invalid-index", t + 1, text)
+                        code = 2
+                    elif kind == "environment":
+                        env_error = dict(kind="environment", step=t + 1, message=text,
+                                         traceback=str(msg.get("traceback", ""))[-4000:])
+                    elif kind in ("import", "usage"):
+                        usage_error = dict(kind=kind, step=0, message=text)
+                    else:
+                        record("exception", t + 1 if kind == "exception" else None, text,
+                               traceback=str(msg.get("traceback", ""))[-4000:])
+            elif t >= T and 0 <= i < K and 0 <= j < K:
+                record("exceeded-T", t + 1, f"duel #{t + 1} ({i}, {j}) requested with T = {T}")
+                code = 3
+            else:
+                record("invalid-index", t + 1,
+                       f"arm index out of range 0..{K - 1}: ({i}, {j}) at step {t + 1}")
+                code = 2
+            mv[CODE] = code
+            mv[RESP] = seq
+            if mv[CHILD_SLEEPS]:
+                try:
+                    os.write(ch.wake_child_w, b".")
+                except OSError:
+                    pass
+            if done:
+                break
+            it += 1
+            if not it & 0x3FFF and time.monotonic() > deadline:
+                raise _Stop("timeout", "")
+    except _Stop as exc:
+        stop = exc
+    wall = time.perf_counter() - ch.t0
+    if stop is not None:
+        cpu_now = _proc_cpu(ch.proc.pid)
+    exit_status, cpu, killed, out, err = ch.finish(1.0 if done else 0.0)
+    pairs = np.frombuffer(log.tobytes(), dtype=np.int32).reshape(-1, 2).copy()
+    outcomes = np.frombuffer(bytes(outs), dtype=np.uint8).astype(bool)
+    busy = ch.t0 + wall - t_first if t_first is not None else wall
+    rate = t / busy if busy > 0 else 0.0
+    progress = {"duels": t, "duels_per_s": rate, "startup_s": wall - busy}
+    if probe_info is not None:
+        progress["probe"] = probe_info
+    if stop is not None:
+        progress["cpu_at_stop"] = cpu_now
+        if stop.kind == "crash":
+            low = "cpu-limit" if "SIGXCPU" in exit_status else (
+                "memory" if "MemoryError" in err else "crash")
+            record(low, t + 1, f"process died ({exit_status}) after {t} of {T} duels")
+        elif stop.kind == "timeout":
+            need = T / rate if rate > 0 else float("inf")
+            progress.update(time_limit=limits.time_limit, seconds_needed=need)
+            record("timeout", t + 1, f"time limit {limits.time_limit:g} s reached after {t} of "
+                   f"{T} duels ({rate:.3g} duels/s; still making progress, needs about "
+                   f"{need:.3g} s)")
+        elif stop.kind == "stopped":
+            record("stopped", t + 1, f"process stopped (SIGSTOP) after {t} of {T} duels")
+        else:
+            looping = cpu_now == cpu_now and cpu_now > 0.5 * hang
+            record("hang", t + 1, f"no request for {hang:g} s after {t} of {T} duels "
+                   f"({'busy looping' if looping else 'sleeping or blocked'}; {rate:.3g} duels/s "
+                   "before)")
+    elif done and t < T and not errors and env_error is None and usage_error is None \
+            and not probe:
+        record("stopped-early", t, f"returned after {t} of T = {T} duels")
+    if not errors and usage_error is None and env_error is None and "MemoryError" in err:
+        record("memory", t + 1, "MemoryError: the address-space limit "
+               f"({limits.mem_bytes / 2**30:.3g} GiB) was reached")
+    return JudgedRun(seed=int(seed), environment_seed=int(environment_seed), T=int(T),
+                     pairs=pairs, outcomes=outcomes, errors=errors, error_counts=counts,
+                     environment_error=env_error, usage_error=usage_error, wall_time=wall,
+                     cpu_time=cpu, exit_status=exit_status, killed_leftovers=killed,
+                     stdout_tail=out, stderr_tail=err,
+                     protocol=(probe_info or {}).get("protocol") if probe else protocol,
+                     progress=progress)
+
+
+def trajectory(M: PreferenceMatrix, pairs: np.ndarray, checkpoints: np.ndarray
+               ) -> dict[str, np.ndarray]:
+    """Cumulative regret of the recorded duels at ``checkpoints`` (≤ number of duels).
+
+    Computed from the judge's record only: per-step regret r_c(i_t, j_t) of each
+    convention (:func:`duelbound.theory.regret.regret_matrix`), summed.
+    """
+    from duelbound.theory.regret import CONVENTIONS, regret_matrix
+
+    n = pairs.shape[0]
+    ck = np.asarray(checkpoints, dtype=np.int64)
+    ck = ck[(ck >= 1) & (ck <= n)]
+    out = {}
+    for c in CONVENTIONS:
+        R = regret_matrix(M, c)
+        per = R[pairs[:, 0], pairs[:, 1]] if n else np.zeros(0)
+        cum = np.cumsum(per)
+        out[c] = cum[ck - 1] if ck.size else np.zeros(0)
+    out["checkpoints"] = ck
+    return out

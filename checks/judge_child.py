@@ -1,0 +1,239 @@
+"""The untrusted side of ``duelbound verify``: runs the user's algorithm, nothing else.
+
+This file is executed as a script in a fresh interpreter (``python -I judge_child.py
+CONFIG``) started by :mod:`duelbound.checks.judge`; it imports no part of duelbound, so
+the only things the user's code can see are what the protocol gives it: K, T, its own
+seed and the outcome of each duel it asks for.  The preference matrix, the
+environment's generator, the record of the duels and the verdict code live in the
+trusted parent process.
+
+Wire protocol (a shared-memory mailbox of int32 slots, see :mod:`duelbound.checks.judge`):
+the child writes a request (i, j) and bumps ``REQ``; the parent validates it, draws the
+outcome and bumps ``RESP`` with a code (0: j won, 1: i won, 2: invalid request,
+3: more than T duels).  Both sides spin briefly (adaptively), then block on a wake-up
+pipe.  Text messages (exceptions, protocol detection) go through a separate pipe,
+announced by the marker ``TEXT`` in the ``I`` slot.  Nothing the child sends other
+than its requests is used for a statistic.
+"""
+
+import json
+import mmap
+import os
+import resource
+import select as _select
+import signal
+import struct
+import sys
+import traceback
+
+REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS = range(7)
+DONE = -2147483648
+TEXT = -2147483647
+READY = -2147483646     # module imported and factory(K, T, seed) built: the hang clock starts
+SPIN = (10, 400)    # busy polls before blocking: after a miss, after a hit (adaptive)
+INT32 = (-2147483645, 2147483647)
+
+
+class ProtocolError(Exception):
+    """Raised by duel() on a request the judge refused (out of range, not an int, > T)."""
+
+
+def _limits(cfg):
+    mem, cpu, fsize = cfg.get("mem_bytes"), cfg.get("cpu_seconds"), cfg.get("fsize_bytes")
+    if mem:
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    if fsize:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes beyond the cap fail, no kill
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class _Channel:
+    def __init__(self, cfg):
+        self.mm = mmap.mmap(cfg["shm_fd"], 4096)
+        self.mv = memoryview(self.mm).cast("i")
+        self.wake_parent, self.wake_child = cfg["wake_parent"], cfg["wake_child"]
+        self.ctrl = cfg["ctrl"]
+        self.seq = 0
+        self.spin_lo, self.spin_hi = cfg.get("spin", SPIN)
+        self.spin = self.spin_lo
+
+    def text(self, kind, **data):
+        payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:65536]
+        os.write(self.ctrl, struct.pack("<i", len(payload)) + payload)
+        return self.request(TEXT, len(payload))
+
+    def request(self, i, j):
+        mv = self.mv
+        spin = self.spin
+        self.seq += 1
+        seq = self.seq
+        mv[I] = i
+        mv[J] = j
+        mv[REQ] = seq
+        if mv[PARENT_SLEEPS]:
+            _wake(self.wake_parent)
+        n = 0
+        while mv[RESP] != seq:
+            n += 1
+            if n > spin:
+                mv[CHILD_SLEEPS] = 1
+                if mv[RESP] != seq:
+                    r, _, _ = _select.select([self.wake_child], [], [], 0.01)
+                    if r:
+                        os.read(self.wake_child, 4096)
+                mv[CHILD_SLEEPS] = 0
+        self.spin = self.spin_hi if n <= spin else self.spin_lo
+        return mv[CODE]
+
+
+def _wake(fd):
+    try:
+        os.write(fd, b".")
+    except OSError:  # the pipe is full: a wake-up is already pending
+        pass
+
+
+def _as_index(v):
+    if type(v) is int:
+        return v if INT32[0] <= v <= INT32[1] else None
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        return None
+    try:
+        v = v.__index__()
+    except Exception:
+        return None
+    return v if INT32[0] <= v <= INT32[1] else None
+
+
+def _resolve(spec, sys_path):
+    import importlib
+
+    sys.path[:] = [p for p in sys_path if p]
+    mod_name, _, attr = spec.partition(":")
+    mod = importlib.import_module(mod_name)
+    obj = mod
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _detect(obj):
+    if callable(getattr(obj, "select", None)) and callable(getattr(obj, "update", None)):
+        return "select"
+    if callable(obj):
+        return "duel"
+    return None
+
+
+def _describe(exc, where):
+    name = type(exc).__name__
+    msg = f"{where} raised {name}: {exc}"
+    env = isinstance(exc, ImportError) or (
+        isinstance(exc, AttributeError) and "module 'numpy'" in str(exc))
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8)
+    return ("environment" if env else "exception"), msg, "".join(tb)[-4000:]
+
+
+def main(argv):
+    cfg = json.loads(argv[1])
+    _limits(cfg)
+    ch = _Channel(cfg)
+    K, T, seed, protocol = cfg["K"], cfg["T"], cfg["seed"], cfg["protocol"]
+    try:
+        factory = _resolve(cfg["spec"], cfg["sys_path"])
+    except BaseException as exc:  # noqa: BLE001 — every failure is reported, then exit
+        kind = "import" if isinstance(exc, (ImportError, AttributeError)) else "exception"
+        ch.text(kind, message=f"cannot load {cfg['spec']!r}: {type(exc).__name__}: {exc}")
+        ch.request(DONE, 0)
+        return 0
+    try:
+        obj = factory(K, T, seed)
+    except BaseException as exc:  # noqa: BLE001
+        kind, msg, tb = _describe(exc, "factory(K, T, seed)")
+        ch.text(kind, step=0, message=msg, traceback=tb)
+        ch.request(DONE, 0)
+        return 0
+    found = _detect(obj)
+    if cfg.get("probe"):
+        ch.text("probe", protocol=found, type=type(obj).__name__)
+        ch.request(DONE, 0)
+        return 0
+    if protocol == "auto":
+        protocol = found
+    if found is None or (protocol == "select" and found != "select"):
+        ch.text("usage", step=0, message=(
+            f"factory(K, T, seed) returned a {type(obj).__name__}: expected an object with "
+            "select() -> (i, j) and update(i, j, i_won) (select protocol) or a callable "
+            "run(duel, T) (duel protocol)"))
+        ch.request(DONE, 0)
+        return 0
+    ch.request(READY, 0)
+    if protocol == "select":
+        _run_select(ch, obj, T)
+    else:
+        _run_duel(ch, obj, T)
+    return 0
+
+
+def _run_select(ch, obj, T):
+    select, update, request = obj.select, obj.update, ch.request
+    for step in range(1, T + 1):
+        try:
+            pair = select()
+        except BaseException as exc:  # noqa: BLE001
+            kind, msg, tb = _describe(exc, "select()")
+            ch.text(kind, step=step, message=msg, traceback=tb)
+            break
+        try:
+            i, j = pair
+        except Exception:
+            i = j = None
+        if type(i) is not int or type(j) is not int:
+            i, j = _as_index(i), _as_index(j)
+            if i is None or j is None:
+                ch.text("non-int", step=step,
+                        message=f"expected a pair of int arm indices, got {pair!r:.200}")
+                break
+        code = request(i, j)
+        if code > 1:
+            break
+        try:
+            update(i, j, code == 1)
+        except BaseException as exc:  # noqa: BLE001
+            kind, msg, tb = _describe(exc, "update()")
+            ch.text(kind, step=step, message=msg, traceback=tb)
+            break
+    ch.request(DONE, 0)
+
+
+def _run_duel(ch, run, T):
+    request = ch.request
+
+    def duel(i, j):
+        if type(i) is not int or type(j) is not int:
+            a, b = _as_index(i), _as_index(j)
+            if a is None or b is None:
+                ch.text("non-int", message=f"duel() expects int arm indices, got ({i!r:.80}, "
+                                           f"{j!r:.80})")
+                raise ProtocolError(f"duel() expects int arm indices, got ({i!r}, {j!r})")
+            i, j = a, b
+        code = request(i, j)
+        if code < 2:
+            return code == 1
+        if code == 2:
+            raise ProtocolError(f"invalid duel ({i}, {j}): arm index out of range")
+        raise ProtocolError(f"duel ({i}, {j}) requested after T = {T} duels")
+
+    try:
+        run(duel, T)
+    except BaseException as exc:  # noqa: BLE001
+        kind, msg, tb = _describe(exc, "run(duel, T)")
+        ch.text(kind, message=msg, traceback=tb)
+    ch.request(DONE, 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,365 @@
+"""Hostile algorithms cannot fool ``verify``: each trick gets FAIL (or a protocol error),
+the judge survives, its report stays clean and no process is left behind.
+
+Every trick is a tiny user module written to a temporary folder; the algorithm it
+wraps is always wrong (a fixed pair of non-winners), so a PASS would mean the trick
+worked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import time
+
+import pytest
+
+from duelbound.checks.harness import verify
+from duelbound.cli import main
+
+FAST = dict(T=3000, runs=1, time_limit=30.0, hang_timeout=3.0)
+
+FIXED = """
+class Fixed:
+    def __init__(self, K, T, seed):
+        self.K = K
+    def select(self):
+        return self.K - 1, self.K - 2
+    def update(self, i, j, won):
+        pass
+"""
+
+
+def _spec(tmp_path, monkeypatch, name: str, source: str, attr: str = "make") -> str:
+    text = textwrap.dedent(source).replace("#FIXED", textwrap.dedent(FIXED))
+    (tmp_path / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return f"{name}:{attr}"
+
+
+def _token_processes() -> list[int]:
+    """Processes still carrying a judge run's token in their environment."""
+    out = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+                if b"DUELBOUND_RUN_TOKEN=" in fh.read():
+                    out.append(int(entry.name))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers():
+    yield
+    time.sleep(0.05)
+    assert _token_processes() == [], "a judged process survived its run"
+
+
+def _fails(report, check: str | None = None) -> None:
+    assert report.verdict == "FAIL", report.table()
+    if check:
+        assert report.matrices[0].check(check).verdict == "FAIL", report.table()
+
+
+def test_user_module_is_imported_only_in_the_child(tmp_path, monkeypatch):
+    marker = tmp_path / "pids.txt"
+    spec = _spec(tmp_path, monkeypatch, "h_where", f"""
+        import os
+        with open({str(marker)!r}, "a") as fh:
+            fh.write(f"{{os.getpid()}}\\n")
+        #FIXED
+        def make(K, T, seed):
+            return Fixed(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], **FAST)
+    _fails(r, "consistency")
+    assert "h_where" not in sys.modules
+    pids = {int(x) for x in marker.read_text().split()}
+    assert os.getpid() not in pids and len(pids) >= 2   # probe, run, replay: children
+
+
+def test_frames_and_gc_show_no_environment(tmp_path, monkeypatch):
+    # the trick of the audit: find the environment's counts / µ / generator through
+    # stack frames or the garbage collector, and rewrite them or play q*
+    spec = _spec(tmp_path, monkeypatch, "h_frames", """
+        import gc, sys
+        #FIXED
+        def make(K, T, seed):
+            names = sorted({type(o).__name__ for o in gc.get_objects()}
+                           & {"Env", "PreferenceMatrix", "Generator", "JudgedRun"})
+            f, seen = sys._getframe(), set()
+            while f is not None:
+                seen |= set(f.f_locals) & {"env", "rng", "mu", "M", "log", "outs"}
+                f = f.f_back
+            print("found", names, sorted(seen))
+            return Fixed(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], **FAST)
+    _fails(r, "consistency")
+    assert "found [] []" in r.matrices[0].runs[0].stdout_tail
+
+
+def test_patching_the_harness_at_import_changes_nothing(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_patch", """
+        import duelbound.checks.harness as h
+        import duelbound.checks.verdicts as v
+        v.worst = lambda verdicts: "PASS"
+        v.consistency_check = lambda *a, **k: v.Check("consistency", "PASS", "patched")
+        h.VerifyReport.verdict = property(lambda self: "PASS")
+        #FIXED
+        def make(K, T, seed):
+            return Fixed(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], **FAST)
+    _fails(r, "consistency")
+    assert "patched" not in r.table()
+
+
+def test_writing_forged_results_to_inherited_descriptors(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_fds", """
+        import os, struct, json
+        forged = json.dumps({"ok": True, "verdict": "PASS"}).encode()
+        def spray():
+            for fd in range(3, 64):
+                for blob in (forged, struct.pack("<ii", -2147483647, 5) + b"PASS!",
+                             struct.pack("<iiiii", 7, 0, 0, 7, 1) * 8):
+                    try:
+                        os.write(fd, blob)
+                    except OSError:
+                        pass
+        spray()
+        #FIXED
+        class Spray(Fixed):
+            def select(self):
+                spray()
+                return super().select()
+        def make(K, T, seed):
+            return Spray(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=300, runs=1, time_limit=30, hang_timeout=3)
+    assert r.verdict == "FAIL", r.table()
+
+
+def test_swallowed_duel_errors_are_still_recorded(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_swallow", """
+        def make(K, T, seed):
+            def run(duel, horizon):
+                for _ in range(horizon):
+                    for bad in ((K, 0), (-1, 0), (0.5, 1), ("0", 1), (True, 0)):
+                        try:
+                            duel(*bad)
+                        except Exception:
+                            pass
+                    duel(0, 0)          # the Condorcet winner of cyclic: zero regret
+                try:
+                    duel(0, 0)          # one more than T
+                except Exception:
+                    pass
+            return run
+    """)
+    r = verify(spec, ["cyclic"], T=400, runs=1)
+    chk = r.matrices[0].check("protocol")
+    assert chk.verdict == "FAIL" and r.exit_code == 1
+    counts = chk.statistic["error_counts"]
+    assert counts["invalid-index"] == 2 * 5 * 400   # run and replay, every bad call
+    assert counts["exceeded-T"] == 2
+
+
+def test_outcomes_cannot_be_predicted_from_seed_or_closure(tmp_path, monkeypatch):
+    # µ_01 = 0.6 on cyclic: a guess independent of the outcome agrees with probability
+    # 0.6² + 0.4² = 0.52 (sd 0.009 over 3000 duels)
+    spec = _spec(tmp_path, monkeypatch, "h_predict", """
+        import numpy as np
+        def make(K, T, seed):
+            guesses = {
+                "own": np.random.default_rng(seed),
+                "env-old": np.random.default_rng(np.random.SeedSequence([seed, 1])),
+            }
+            def run(duel, horizon):
+                cells = [type(c.cell_contents).__name__ for c in (duel.__closure__ or ())]
+                hits = dict.fromkeys(guesses, 0)
+                for _ in range(horizon):
+                    pred = {k: bool(g.random() < 0.6) for k, g in guesses.items()}
+                    won = duel(0, 1)
+                    for k in hits:
+                        hits[k] += pred[k] == won
+                print("closure", sorted(set(cells)))
+                print("rates", {k: v / horizon for k, v in hits.items()})
+            return run
+    """)
+    r = verify(spec, ["cyclic"], **FAST)
+    out = r.matrices[0].runs[0].stdout_tail
+    rates = eval(out.split("rates ", 1)[1].splitlines()[0])  # noqa: S307 — our own output
+    assert all(0.47 < v < 0.57 for v in rates.values()), rates
+    closure = out.split("closure ", 1)[1].splitlines()[0]
+    assert "float" not in closure and "ndarray" not in closure and "Generator" not in closure
+    assert r.environment_seed is not None
+
+
+def test_environment_seed_is_secret_and_replayable(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_replay", """
+        import numpy as np
+        class Uniform:
+            def __init__(self, K, T, seed):
+                self.K, self.rng = K, np.random.default_rng(seed)
+            def select(self):
+                return tuple(int(x) for x in self.rng.integers(self.K, size=2))
+            def update(self, i, j, won):
+                pass
+        def make(K, T, seed):
+            return Uniform(K, T, seed)
+    """)
+    a = verify(spec, ["cyclic"], T=500, runs=1)
+    b = verify(spec, ["cyclic"], T=500, runs=1)
+    c = verify(spec, ["cyclic"], T=500, runs=1, environment_seed=a.environment_seed)
+    assert a.environment_seed != b.environment_seed
+    ra, rc = a.matrices[0].runs[0], c.matrices[0].runs[0]
+    assert ra.environment_seed == rc.environment_seed
+    assert ra.final_regret == rc.final_regret and ra.pairs_sha256 == rc.pairs_sha256
+
+
+def test_hanging_after_the_report_costs_one_second(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_linger", """
+        import signal, threading, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+        #FIXED
+        def make(K, T, seed):
+            return Fixed(K, T, seed)
+    """)
+    t0 = time.perf_counter()
+    r = verify(spec, ["cyclic"], **FAST)
+    assert time.perf_counter() - t0 < 30
+    _fails(r, "consistency")
+
+
+def test_sigstop_self_is_reported_and_killed(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_stop", """
+        import os, signal
+        #FIXED
+        class Stop(Fixed):
+            n = 0
+            def select(self):
+                self.n += 1
+                if self.n == 100:
+                    os.kill(os.getpid(), signal.SIGSTOP)
+                return 0, 0
+        def make(K, T, seed):
+            return Stop(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=500, runs=1, hang_timeout=1.0)
+    err = r.matrices[0].check("protocol").statistic["first_error"]
+    assert err["kind"] == "stopped" and err["step"] == 100, err
+    assert r.verdict == "FAIL"
+
+
+def test_busy_loop_is_a_hang(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_loop", """
+        #FIXED
+        class Loop(Fixed):
+            n = 0
+            def select(self):
+                self.n += 1
+                while self.n == 50:
+                    pass
+                return 0, 0
+        def make(K, T, seed):
+            return Loop(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=200, runs=1, hang_timeout=1.0)
+    err = r.matrices[0].check("protocol").statistic["first_error"]
+    assert err["kind"] == "hang" and "50 of 200" not in err["message"], err
+    assert "49 of 200" in err["message"] and r.verdict == "FAIL"
+
+
+def test_forked_orphans_are_killed_and_fail(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_fork", """
+        import os, time
+        def orphan(escape):
+            pid = os.fork()
+            if pid == 0:
+                if escape:
+                    os.setsid()          # leave the process group
+                    if os.fork():
+                        os._exit(0)
+                time.sleep(3600)
+                os._exit(0)
+        #FIXED
+        def make(K, T, seed):
+            for escape in (False, True, True):
+                orphan(escape)
+            return Fixed(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=300, runs=1)
+    chk = r.matrices[0].check("protocol")
+    assert chk.verdict == "FAIL" and chk.statistic["error_counts"]["leftover-processes"] >= 6
+
+
+def test_memory_bomb_is_capped(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_bomb", """
+        #FIXED
+        class Bomb(Fixed):
+            def select(self):
+                self.hog = bytearray(3 << 30)
+                return super().select()
+        def make(K, T, seed):
+            return Bomb(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=100, runs=1, memory_limit=0.5)
+    err = r.matrices[0].check("protocol").statistic["first_error"]
+    assert err["kind"] == "exception" and "MemoryError" in err["message"], err
+
+
+def test_stdout_flood_never_reaches_the_json_report(tmp_path, monkeypatch, capsys):
+    _spec(tmp_path, monkeypatch, "h_flood", """
+        import sys
+        #FIXED
+        class Flood(Fixed):
+            def select(self):
+                sys.stdout.write("PASS " * 20000 + "\\n")
+                sys.stderr.write("noise\\n")
+                return super().select()
+        def make(K, T, seed):
+            return Flood(K, T, seed)
+    """)
+    monkeypatch.chdir(tmp_path)
+    code = main(["verify", "h_flood:make", "--only", "cyclic", "--T", "2000", "--runs", "1",
+                 "--json", "-", "--quiet"])
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert code == 1 and data["verdict"] == "FAIL"
+    assert data["matrices"][0]["checks"][0]["verdict"] == "FAIL"   # output cap: EFBIG
+
+
+def test_zero_duels_fail(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_zero", """
+        def make(K, T, seed):
+            def run(duel, horizon):
+                return None
+            return run
+    """)
+    r = verify(spec, ["cyclic"], T=100, runs=2)
+    chk = r.matrices[0].check("protocol")
+    assert chk.verdict == "FAIL" and chk.statistic["first_error"]["kind"] == "stopped-early"
+    assert [c.name for c in r.matrices[0].checks] == ["protocol"]   # no statistic on nothing
+
+
+def test_crash_by_signal_and_exit(tmp_path, monkeypatch):
+    spec = _spec(tmp_path, monkeypatch, "h_crash", """
+        import os
+        #FIXED
+        class Crash(Fixed):
+            def select(self):
+                os._exit(3)
+        def make(K, T, seed):
+            return Crash(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], T=50, runs=1)
+    err = r.matrices[0].check("protocol").statistic["first_error"]
+    assert err["kind"] == "crash" and "exit code 3" in err["message"]

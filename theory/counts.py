@@ -1,0 +1,527 @@
+"""Win counts and comparison logs: preference matrices estimated from observed duels.
+
+A :class:`WinCounts` holds W_ij = the number of duels arm i won against arm j.  Its
+:meth:`~WinCounts.matrix` is the plug-in estimate µ̂_ij = W_ij / (W_ij + W_ji) as a validated
+:class:`~duelbound.theory.matrix.PreferenceMatrix` (arms and name carried over).
+
+Two readers build one:
+
+* :func:`read_counts` — a K×K matrix of wins in any matrix format (text/CSV/TSV, ``.npy``,
+  JSON with ``"wins"`` or ``"matrix"``), with or without arm names;
+* :func:`read_comparisons` — a log with one comparison per line: CSV/TSV (or whitespace)
+  with a header row naming the columns ``winner,loser[,count]`` or
+  ``arm_a,arm_b,outcome[,count]``, or JSON Lines with the same keys.
+
+Decisions (documented in ``docs/theory.md``, "Data formats"):
+
+* ``outcome`` is ``1``/``a`` (arm_a won), ``0``/``b`` (arm_b won) or the winner's name; an
+  outcome that is a code for one arm and the name of the other is refused as ambiguous; draws
+  are refused;
+* arms are numbered in order of first appearance in the log, except that when every name is
+  a decimal integer they are numbered in numeric order (``arms=`` fixes any order);
+* self-comparisons (an arm against itself: log lines, or a non-zero diagonal of a counts
+  matrix) carry no information: they are ignored and a note says how many;
+* other log columns/keys are ignored with a note;
+* refused: a pair never compared (named), a pair won equally often (its estimate is exactly
+  1/2, a tie: pass ``break_ties``), negative or non-integer counts, counts above
+  :data:`MAX_COUNT`.
+
+Examples
+--------
+>>> from duelbound.theory import WinCounts
+>>> C = WinCounts([[0, 7, 9], [3, 0, 6], [1, 4, 0]], arms=("a", "b", "c"))
+>>> C.n_comparisons, C.matrix()[0, 1]
+(30, 0.7)
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieError
+from .io import load_json, read_table, read_text_file, short, write_table
+from .matrix import MAX_K, PreferenceMatrix, _check_arms, _fmt_entries
+
+__all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "MAX_COUNT",
+           "WINNER_COLUMNS", "OUTCOME_COLUMNS"]
+
+#: Largest count accepted in one cell (2^48): sums of a row stay exact in int64 and every
+#: W_ij + W_ji is exact in float64, so µ̂_ij is the correctly rounded quotient.
+MAX_COUNT = 2 ** 48
+
+#: Column names of the two log forms (case-insensitive; ``count`` is optional in both).
+WINNER_COLUMNS = ("winner", "loser")
+OUTCOME_COLUMNS = ("arm_a", "arm_b", "outcome")
+
+_COUNTS_JSON_KEYS = frozenset({"name", "arms", "K", "n_comparisons", "notes"})
+_DIGITS = re.compile(r"\d+", re.ASCII)
+_A_CODES, _B_CODES = ("1", "a"), ("0", "b")
+_MAX_LISTED = 6
+
+
+def _pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]]) -> str:
+    if arms is None:
+        return _fmt_entries(pairs)
+    shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:_MAX_LISTED])
+    more = len(pairs) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """Validate a K×K table of wins and its arm names; the wins as int64."""
+    try:
+        raw = np.asarray(wins)
+    except (ValueError, TypeError) as exc:
+        raise InvalidMatrixError(f"win counts must be a rectangular array ({exc})",
+                                 "not-numeric") from None
+    if raw.dtype.kind == "O":
+        if any(isinstance(v, (bool, np.bool_, str, bytes)) or v is None for v in raw.ravel()):
+            raise InvalidMatrixError("win counts must be integers", "not-numeric")
+        try:
+            raw = raw.astype(np.float64)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise InvalidMatrixError(f"win counts must be integers ({exc})",
+                                     "not-numeric") from None
+    if raw.dtype.kind not in "iuf":
+        raise InvalidMatrixError(f"win counts must be integers, got dtype {raw.dtype}",
+                                 "not-numeric")
+    if raw.ndim != 2 or raw.shape[0] != raw.shape[1] or raw.size == 0:
+        raise InvalidMatrixError(f"win counts must be a square K×K table, got shape "
+                                 f"{raw.shape}", "not-square")
+    K = raw.shape[0]
+    if K < 2:
+        raise InvalidMatrixError(f"need at least K = 2 arms, got K = {K}", "too-small")
+    if K > MAX_K:
+        raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
+    arms = _check_arms(names, K)
+    if raw.dtype.kind == "f":
+        bad = [tuple(map(int, e)) for e in np.argwhere(~np.isfinite(raw))]
+        if bad:
+            raise InvalidMatrixError(f"non-finite counts at {_pairs_text(arms, bad)}",
+                                     "non-finite", bad)
+    bad = [tuple(map(int, e)) for e in np.argwhere(raw < 0)]
+    if bad:
+        raise InvalidMatrixError(f"negative counts at {_pairs_text(arms, bad)} (e.g. "
+                                 f"{raw[bad[0]]!r}); counts are numbers of wins",
+                                 "negative-count", bad)
+    if raw.dtype.kind == "f":
+        bad = [tuple(map(int, e)) for e in np.argwhere(raw != np.floor(raw))]
+        if bad:
+            looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
+            hint = ("; this looks like a preference matrix (probabilities): read it as a "
+                    "matrix, not as counts") if looks else ""
+            raise InvalidMatrixError(f"non-integer counts at {_pairs_text(arms, bad)} (e.g. "
+                                     f"{raw[bad[0]]!r}){hint}", "non-integer-count", bad)
+    bad = [tuple(map(int, e)) for e in np.argwhere(raw > MAX_COUNT)]
+    if bad:
+        raise InvalidMatrixError(f"counts above {MAX_COUNT} at {_pairs_text(arms, bad)}",
+                                 "too-large", bad)
+    return raw.astype(np.int64), arms
+
+
+@dataclass(frozen=True)
+class WinCounts:
+    """Observed duels: ``wins[i, j]`` = W_ij = the number of times arm i beat arm j.
+
+    Parameters
+    ----------
+    wins : array_like
+        K×K non-negative integers (integer-valued floats accepted).  A non-zero diagonal
+        (self-comparisons) is set to zero and noted in :attr:`notes`.
+    arms : sequence of str, optional
+        Arm names (unique, non-empty), carried to :meth:`matrix`.
+    name : str, optional
+        Label, carried to :meth:`matrix`.
+    notes : tuple of str
+        What the reader ignored (self-comparisons, extra log columns), for reports.
+    source : str, optional
+        The file the counts came from.
+
+    Raises
+    ------
+    InvalidMatrixError
+        Not a square K×K table, K < 2, negative, non-integer, non-finite or too large counts,
+        bad arm names.
+    """
+
+    wins: np.ndarray
+    arms: tuple[str, ...] | None = None
+    name: str | None = None
+    notes: tuple[str, ...] = ()
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        W, arms = _as_counts(self.wins, self.arms)
+        notes = tuple(self.notes)
+        diag = int(np.trace(W))
+        if diag:
+            notes += (f"ignored {diag} self-comparison(s) on the diagonal (an arm against "
+                      "itself carries no information)",)
+            np.fill_diagonal(W, 0)
+        W.setflags(write=False)
+        object.__setattr__(self, "wins", W)
+        object.__setattr__(self, "arms", arms)
+        object.__setattr__(self, "notes", notes)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal wins and arm names (name, notes and source are labels, not data)."""
+        if not isinstance(other, WinCounts):
+            return NotImplemented
+        return self.arms == other.arms and bool(np.array_equal(self.wins, other.wins))
+
+    def __hash__(self) -> int:
+        return hash((self.arms, self.wins.tobytes()))
+
+    @property
+    def K(self) -> int:
+        """Number of arms."""
+        return int(self.wins.shape[0])
+
+    @property
+    def n_comparisons(self) -> int:
+        """Total number of duels counted (self-comparisons excluded)."""
+        return int(sum(int(r) for r in self.wins.sum(axis=1)))
+
+    @property
+    def pair_counts(self) -> np.ndarray:
+        """N_ij = W_ij + W_ji, the number of duels of each pair (symmetric)."""
+        return self.wins + self.wins.T
+
+    def label(self, i: int) -> str:
+        """The name of arm ``i`` if the arms are named, else ``str(i)``."""
+        return self.arms[i] if self.arms is not None else str(int(i))
+
+    def matrix(self, *, break_ties: float | None = None, name: str | None = None,
+               ) -> PreferenceMatrix:
+        """The estimated preference matrix µ̂_ij = W_ij / (W_ij + W_ji).
+
+        Parameters
+        ----------
+        break_ties : float, optional
+            Perturb pairs won equally often (µ̂_ij = 1/2 exactly), as in
+            :class:`PreferenceMatrix`.
+        name : str, optional
+            Label; defaults to :attr:`name`.
+
+        Raises
+        ------
+        InvalidMatrixError
+            A pair was never compared (kind ``"unobserved"``; the pairs are named).
+        TieError
+            A pair was won equally often and ``break_ties`` is not given.
+        """
+        try:
+            return self._matrix(break_ties, name)
+        except InvalidMatrixError as exc:
+            if self.source:
+                exc.args = (f"{os.path.basename(self.source)}: {exc}",)
+            raise
+
+    def _matrix(self, break_ties: float | None, name: str | None) -> PreferenceMatrix:
+        W = self.wins
+        N = self.pair_counts
+        upper = np.triu(np.ones_like(W, dtype=bool), 1)
+        missing = [(int(i), int(j)) for i, j in np.argwhere(upper & (N == 0))]
+        if missing:
+            raise InvalidMatrixError(
+                f"no comparisons of {_pairs_text(self.arms, missing)}: every pair needs at "
+                "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji)", "unobserved", missing)
+        ties = [(int(i), int(j)) for i, j in np.argwhere(upper & (W == W.T))]
+        if ties and break_ties is None:
+            i, j = ties[0]
+            raise TieError(
+                f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
+                f"A fails): {_pairs_text(self.arms, ties)} (e.g. {W[i, j]} : {W[j, i]}); pass "
+                "break_ties=EPS (CLI: --break-ties EPS) to perturb them", ties)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
+        np.fill_diagonal(mu, 0.5)
+        return PreferenceMatrix(mu, name=name if name is not None else self.name,
+                                arms=self.arms, break_ties=break_ties, source=self.source)
+
+    def reindex(self, arms: Sequence[str]) -> WinCounts:
+        """The same counts with the arms in another order (``arms`` lists every name once)."""
+        if self.arms is None:
+            raise DuelboundError("reindex needs named arms")
+        want = _check_arms(list(arms), len(arms))
+        if want is None or sorted(want) != sorted(self.arms):
+            raise DuelboundError("reindex: the new order must list the same arm names")
+        pos = {a: i for i, a in enumerate(self.arms)}
+        idx = np.array([pos[a] for a in want])
+        return WinCounts(self.wins[np.ix_(idx, idx)], arms=want, name=self.name,
+                         notes=self.notes, source=self.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form (JSON-ready); :meth:`from_dict` and :func:`read_counts` invert it."""
+        return {"name": self.name, "K": self.K,
+                "arms": list(self.arms) if self.arms is not None else None,
+                "wins": self.wins.tolist(), "n_comparisons": self.n_comparisons,
+                "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> WinCounts:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(data["wins"], arms=data.get("arms"), name=data.get("name"),
+                   notes=tuple(data.get("notes") or ()))
+
+
+# -- reading a counts matrix ----------------------------------------------------------------
+def read_counts(path: str | os.PathLike[str], *, name: str | None = None) -> WinCounts:
+    """Read a K×K matrix of wins (W_ij = times i beat j) from any matrix format.
+
+    Text/CSV/TSV (optional header row / first column of names), ``.npy`` (with its
+    ``STEM.arms.json`` sidecar), or JSON: a list of rows, or an object with ``"wins"`` (or
+    ``"matrix"``) and optionally ``"arms"``, ``"name"``, ``"K"``, ``"n_comparisons"``,
+    ``"notes"`` — the output of :meth:`WinCounts.to_dict`.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    name : str, optional
+        Label; defaults to the name stored in the file or the file's stem.
+
+    Raises
+    ------
+    MatrixFileError, InvalidMatrixError
+        Unreadable or malformed file; negative, non-integer or too large counts.
+    """
+    table = read_table(path, grid_keys=("wins", "matrix"), meta_keys=_COUNTS_JSON_KEYS)
+    notes = table.meta.get("notes") or []
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise MatrixFileError(f"{table.origin}: 'notes' must be a list of strings")
+    try:
+        C = WinCounts(table.values, arms=table.arms, name=name or table.name or table.stem,
+                      notes=tuple(notes), source=table.path)
+    except InvalidMatrixError as exc:
+        exc.args = (f"{table.origin}: {exc}",)
+        raise
+    want = table.meta.get("n_comparisons")
+    if want is not None and want != C.n_comparisons:
+        raise MatrixFileError(f"{table.origin}: 'n_comparisons' is {short(want)} but the wins add "
+                              f"up to {C.n_comparisons}")
+    return C
+
+
+def write_counts(C: WinCounts, path: str | os.PathLike[str]) -> str:
+    """Write counts so that :func:`read_counts` reads them back (names survive every format)."""
+    return write_table(C.wins, path, arms=C.arms, name=C.name, json_data=C.to_dict())
+
+
+# -- reading a comparison log ---------------------------------------------------------------
+def _at(origin: str, n: int) -> str:
+    return f"{origin}: line {n}"
+
+
+def _winner(a: str, b: str, outcome: str, origin: str, n: int) -> tuple[str, str]:
+    """(winner, loser) of arm_a vs arm_b from an outcome code or the winner's name."""
+    by_code = a if outcome in _A_CODES else b if outcome in _B_CODES else None
+    by_name = a if outcome == a else b if outcome == b else None
+    if by_code is not None and by_name is not None and by_code != by_name:
+        raise MatrixFileError(
+            f"{_at(origin, n)}: outcome {short(outcome)} is ambiguous: a code for one arm and "
+            "the name of the other (write 'a'/'b' codes that are not arm names, or use "
+            "winner,loser columns)")
+    won = by_name or by_code
+    if won is None:
+        raise MatrixFileError(
+            f"{_at(origin, n)}: outcome {short(outcome)} is not 1/0, a/b or the name of "
+            f"{short(a)} or {short(b)} (draws are not accepted)")
+    return (a, b) if won == a else (b, a)
+
+
+def _count(text: str, origin: str, n: int) -> int:
+    if not _DIGITS.fullmatch(text):
+        raise MatrixFileError(f"{_at(origin, n)}: count {short(text)} is not a non-negative "
+                              "integer")
+    if len(text) > 15 or int(text) > MAX_COUNT:
+        raise MatrixFileError(f"{_at(origin, n)}: count {short(text)} is above {MAX_COUNT}")
+    return int(text)
+
+
+def _form(names: Sequence[str], origin: str, n: int) -> tuple[str, ...]:
+    """The log form (its required columns) named by a header."""
+    has_w = set(WINNER_COLUMNS) <= set(names)
+    has_o = set(OUTCOME_COLUMNS) <= set(names)
+    if has_w == has_o:
+        what = "both forms" if has_w else f"columns {short(', '.join(names), 80)}"
+        raise MatrixFileError(
+            f"{_at(origin, n)}: {what}: a comparison log needs a header naming the columns "
+            "winner,loser[,count] or arm_a,arm_b,outcome[,count]")
+    return WINNER_COLUMNS if has_w else OUTCOME_COLUMNS
+
+
+# A comparison as read: line number, first arm, second arm, outcome (or None), count (or None).
+_Row = tuple[int, str, str, "str | None", "str | None"]
+
+
+def _csv_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise MatrixFileError(f"{origin}: no comparisons (empty log)")
+    delim = next((d for d in ("\t", ",", ";") if d in lines[0][1]), None)
+    if delim is None:
+        cells_iter: Iterator[list[str]] = (line.split() for _, line in lines)
+    else:
+        cells_iter = ([c.strip() for c in cells] for cells in csv.reader(
+            (line for _, line in lines), delimiter=delim, skipinitialspace=True))
+    keys = [h.strip().lower() for h in next(cells_iter)]
+    first = lines[0][0]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise MatrixFileError(f"{_at(origin, first)}: repeated column(s) {', '.join(dup)}")
+    form = _form(keys, origin, first)
+    extra = {k for k in keys if k not in form and k != "count"}
+    i0, i1 = keys.index(form[0]), keys.index(form[1])
+    io_ = keys.index("outcome") if form == OUTCOME_COLUMNS else None
+    ic = keys.index("count") if "count" in keys else None
+    width = len(keys)
+
+    def rows() -> Iterator[_Row]:
+        for (n, _), cells in zip(lines[1:], cells_iter):
+            if len(cells) != width:
+                raise MatrixFileError(f"{_at(origin, n)}: {len(cells)} cells but the header "
+                                      f"names {width} columns")
+            yield (n, cells[i0], cells[i1], None if io_ is None else cells[io_],
+                   None if ic is None else cells[ic])
+
+    return form, extra, rows()
+
+
+def _cell(rec: dict[str, Any], key: str, origin: str, n: int) -> str:
+    """A JSON Lines value as a stripped string: a JSON string or integer."""
+    value = rec[key]
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    shown = f"JSON {str(value).lower()}" if isinstance(value, bool) else short(value)
+    raise MatrixFileError(f"{_at(origin, n)}: {key!r} must be a string or an integer, got "
+                          f"{shown}")
+
+
+def _jsonl_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
+    records: list[tuple[int, dict[str, Any]]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        obj = load_json(line, _at(origin, n))
+        if not isinstance(obj, dict):
+            raise MatrixFileError(f"{_at(origin, n)}: each line of a JSON Lines log must be an "
+                                  "object")
+        rec = {str(k).strip().lower(): v for k, v in obj.items()}
+        if len(rec) != len(obj):
+            raise MatrixFileError(f"{_at(origin, n)}: keys repeated up to case or spaces")
+        records.append((n, rec))
+    if not records:
+        raise MatrixFileError(f"{origin}: no comparisons (empty log)")
+    form = _form(list(records[0][1]), origin, records[0][0])
+    extra: set[str] = set()
+    needed = (*form, "count")
+
+    def rows() -> Iterator[_Row]:
+        for n, rec in records:
+            missing = [k for k in form if k not in rec]
+            if missing:
+                raise MatrixFileError(f"{_at(origin, n)}: missing {', '.join(missing)}")
+            extra.update(k for k in rec if k not in needed)
+            yield (n, _cell(rec, form[0], origin, n), _cell(rec, form[1], origin, n),
+                   _cell(rec, "outcome", origin, n) if len(form) == 3 else None,
+                   _cell(rec, "count", origin, n) if "count" in rec else None)
+
+    return form, extra, rows()
+
+
+def _numeric_order(names: Sequence[str]) -> bool:
+    return all(_DIGITS.fullmatch(n) and len(n) < 30 for n in names)
+
+
+def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
+                     arms: Sequence[str] | None = None) -> WinCounts:
+    """Read a comparison log (one duel, or ``count`` duels, per line) into win counts.
+
+    Accepted forms (a header row names the columns, case-insensitive; JSON Lines uses the
+    same keys):
+
+    * ``winner,loser[,count]``;
+    * ``arm_a,arm_b,outcome[,count]`` with outcome ``1``/``a`` (arm_a won), ``0``/``b``
+      (arm_b won) or the winner's name.
+
+    CSV (``,`` or ``;``), TSV and whitespace-separated files are detected from the header
+    line; ``#`` lines are comments; ``.jsonl``/``.ndjson`` files, or content starting with
+    ``{``, are JSON Lines.  Other columns/keys are ignored with a note; self-comparisons are
+    ignored with a note.
+
+    Parameters
+    ----------
+    path : path-like
+        The log file.
+    name : str, optional
+        Label; defaults to the file's stem.
+    arms : sequence of str, optional
+        The arms in the order wanted (every arm of the log must be listed).  Default: order of
+        first appearance, or numeric order when every name is a decimal integer.
+
+    Raises
+    ------
+    MatrixFileError
+        Unreadable file, missing header, unknown outcome, bad count, empty log.
+    """
+    path = os.fspath(path)
+    origin = os.path.basename(path) or path
+    fixed = _check_arms(list(arms), len(arms)) if arms is not None else None
+    text = read_text_file(path)
+    jsonl = path.endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
+    form, extra, rows = (_jsonl_rows if jsonl else _csv_rows)(text, origin)
+    outcome_form = form == OUTCOME_COLUMNS
+    tally: Counter[tuple[str, str]] = Counter()
+    seen: dict[str, None] = dict.fromkeys(fixed or ())  # insertion order = first appearance
+    n_self = records = 0
+    for n, a, b, outcome, count in rows:
+        if not a or not b:
+            raise MatrixFileError(f"{_at(origin, n)}: empty arm name")
+        c = 1 if count is None else _count(count, origin, n)
+        seen[a] = seen[b] = None
+        if outcome_form:
+            a, b = _winner(a, b, outcome or "", origin, n)
+        records += 1
+        if a == b:
+            n_self += c
+        else:
+            tally[a, b] += c
+    if not records:
+        raise MatrixFileError(f"{origin}: no comparisons (only a header)")
+    if fixed is not None and len(seen) > len(fixed):
+        raise MatrixFileError(f"{origin}: arm {short(list(seen)[len(fixed)])} is in the log but "
+                              "not one of the given arms")
+    if len(seen) > MAX_K:
+        raise MatrixFileError(f"{origin}: {len(seen)} arms, more than the maximum {MAX_K}")
+    if len(seen) < 2:
+        raise MatrixFileError(f"{origin}: the log names {len(seen)} arm(s); need at least 2")
+    names = list(seen)
+    if fixed is None and _numeric_order(names):
+        names.sort(key=int)
+    pos = {a: i for i, a in enumerate(names)}
+    W = np.zeros((len(names), len(names)), dtype=np.int64)
+    for (w, l), c in tally.items():
+        if c > MAX_COUNT:
+            raise MatrixFileError(f"{origin}: more than {MAX_COUNT} wins of {short(w)} over "
+                                  f"{short(l)}")
+        W[pos[w], pos[l]] = c
+    notes: list[str] = []
+    if n_self:
+        notes.append(f"ignored {n_self} self-comparison(s) (an arm against itself carries no "
+                     "information)")
+    if extra:
+        notes.append(f"ignored column(s) {', '.join(sorted(extra))}")
+    return WinCounts(W, arms=tuple(names), name=name or os.path.splitext(origin)[0],
+                     notes=tuple(notes), source=path)
