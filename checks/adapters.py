@@ -4,16 +4,16 @@ duelpy ([duelpy] 1.0.0, the ``bench`` extra — never a runtime dependency) runs
 algorithm as ``Algorithm(feedback_mechanism=..., time_horizon=...).run()``, where
 the feedback mechanism's ``duel(a, b)`` returns whether arm a won.  The
 :func:`duelpy_factory` adapter turns such a class into a factory for the
-``"duel"`` protocol of :func:`duelbound.checks.harness.verify`::
+``"duel"`` protocol of :func:`duelbound.checks.harness.verify`.  ``verify`` imports
+factories by name in its isolated child, so they must live at module level
+(see examples/duelpy_wrapped.py)::
 
-    from duelbound.checks.adapters import duelpy_factory
-    from duelbound.checks.harness import verify
-    report = verify(duelpy_factory("DoubleThompsonSampling"), protocol="duel",
-                    reference="d-ts", T=20_000)
+    duelbound verify duelbound.checks.adapters:duelpy_dts --reference d-ts
 
-or on the command line (module-level factories below)::
-
-    duelbound verify duelbound.checks.adapters:duelpy_dts --protocol duel --reference d-ts
+duelpy 1.0.0 predates NumPy 1.24/2.0 and uses aliases NumPy removed;
+:func:`restore_numpy_aliases` puts them back before duelpy is imported.  Without
+them duelpy raises AttributeError, which ``verify`` reports as an *environment*
+error (exit code 2), not as a fault of the algorithm.
 """
 
 from __future__ import annotations
@@ -26,14 +26,29 @@ import numpy as np
 
 from duelbound.theory.errors import DuelboundError
 
-__all__ = ["duelpy_factory", "duelpy_dts", "duelpy_ccb", "duelpy_rucb", "duelpy_rmed1"]
+__all__ = ["duelpy_factory", "duelpy_dts", "duelpy_ccb", "duelpy_rucb", "duelpy_rmed1",
+           "DUELPY_CLASSES", "NUMPY_ALIASES", "restore_numpy_aliases"]
+
+
+#: NumPy aliases duelpy 1.0.0 uses that NumPy removed (1.24: np.float, np.int, np.bool,
+#: np.object, …; 2.0: np.infty, np.NaN, np.float_): restored before duelpy is imported.
+NUMPY_ALIASES = {"float": float, "int": int, "bool": bool, "object": object, "complex": complex,
+                 "str": str, "infty": np.inf, "Inf": np.inf, "NaN": np.nan,
+                 "float_": np.float64, "int_": np.int64}
+
+
+def restore_numpy_aliases() -> list[str]:
+    """Put back the removed NumPy aliases duelpy needs; returns the names restored."""
+    done = []
+    for name, value in NUMPY_ALIASES.items():
+        if name not in np.__dict__:
+            setattr(np, name, value)
+            done.append(name)
+    return done
 
 
 def _duelpy():
-    if "float" not in np.__dict__:
-        # duelpy 1.0.0 annotates with np.float, an alias removed in NumPy 1.24:
-        # restore the alias (it is the builtin float) so duelpy can be imported.
-        setattr(np, "float", float)  # noqa: B010
+    restore_numpy_aliases()
     try:
         import duelpy  # noqa: F401
         from duelpy import algorithms
@@ -82,7 +97,11 @@ def duelpy_factory(algorithm: str | type, **params: Any) -> Callable:
     return factory
 
 
-#: Ready-made factories for the CLI (``--protocol duel``).
+#: The duelpy classes with ready-made factories (each tested).
+DUELPY_CLASSES = {"duelpy_dts": "DoubleThompsonSampling", "duelpy_ccb": "CopelandConfidenceBound",
+                  "duelpy_rucb": "RelativeUCB", "duelpy_rmed1": "Rmed1"}
+
+#: Ready-made factories for ``duelbound verify duelbound.checks.adapters:duelpy_dts``.
 duelpy_dts = duelpy_factory("DoubleThompsonSampling")
 duelpy_ccb = duelpy_factory("CopelandConfidenceBound")
 duelpy_rucb = duelpy_factory("RelativeUCB")

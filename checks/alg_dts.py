@@ -79,7 +79,7 @@ def _beta_above_half(W, P, LQ, rng, i, j):
 
 
 @nb.njit(cache=True)
-def _draw_events(P, inC, outside, above, wins, rng, coins):
+def _draw_events(P, inC, outside, above, wins, rng):
     """Draw the events θ_ij > 1/2 (i < j) of the pairs touching C (``outside`` False) or
     of the pairs with neither arm in C (``outside`` True), as Bernoulli(P_ij), and add
     them to the vote counts ``wins`` (θ_ji = 1 − θ_ij, so exactly one of i, j wins)."""
@@ -87,11 +87,11 @@ def _draw_events(P, inC, outside, above, wins, rng, coins):
     for i in range(K):
         for j in range(i + 1, K):
             if (inC[i] or inC[j]) != outside:
-                _draw_event(P, above, wins, rng, i, j, coins)
+                _draw_event(P, above, wins, rng, i, j)
 
 
 @nb.njit(cache=True)
-def _draw_candidate_events(P, inC, members, above, wins, rng, coins):
+def _draw_candidate_events(P, inC, members, above, wins, rng):
     """:func:`_draw_events` for the pairs touching C in O(K·|C|): the same pairs in the
     same order (i < j, row by row), visiting only the columns in C (``members``,
     increasing) of rows outside C."""
@@ -99,32 +99,17 @@ def _draw_candidate_events(P, inC, members, above, wins, rng, coins):
     for i in range(K):
         if inC[i]:
             for j in range(i + 1, K):
-                _draw_event(P, above, wins, rng, i, j, coins)
+                _draw_event(P, above, wins, rng, i, j)
         else:
             for c in members:
                 if c > i:
-                    _draw_event(P, above, wins, rng, i, c, coins)
+                    _draw_event(P, above, wins, rng, i, c)
 
 
 @nb.njit(cache=True)
-def _draw_event(P, above, wins, rng, i, j, coins):
-    """θ_ij > 1/2 as Bernoulli(P_ij), i < j, counted as a vote for i or j.
-
-    ``coins`` = [bit buffer, bits left, enabled]: when enabled and P_ij = 1/2 exactly (every
-    pair not yet dueled, θ_ij ~ Beta(1, 1)), the event is a fair coin taken from the buffer,
-    refilled with the 52 uniform bits of one ``rng.random()`` (floor(u·2⁵²) = the top 52 of
-    its 53 random bits): the same law at a fraction of the cost of one draw per pair.
-    """
-    p = P[i, j]
-    if p == 0.5 and coins[2]:
-        if coins[1] == 0:
-            coins[0] = np.int64(rng.random() * 4503599627370496.0)
-            coins[1] = 52
-        e = (coins[0] & 1) == 1
-        coins[0] >>= 1
-        coins[1] -= 1
-    else:
-        e = rng.random() < p
+def _draw_event(P, above, wins, rng, i, j):
+    """θ_ij > 1/2 as Bernoulli(P_ij), i < j, counted as a vote for i or j."""
+    e = rng.random() < P[i, j]
     above[i, j] = e
     above[j, i] = not e
     if e:
@@ -134,13 +119,13 @@ def _draw_event(P, above, wins, rng, i, j, coins):
 
 
 @nb.njit(cache=True)
-def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask, coins):
+def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask):
     """D-TS+'s tie-break ([W16] §4.3) among A = {i ∈ C : votes_i = best}: ζ̃ of every arm
     (the remaining events are drawn now), θ_ij for the rows of A given their side of
     1/2 (θ_ji = 1 − θ_ij shared between two rows of A), a1 = argmin_{i∈A} R̃_i with
     R̃_i = Σ_{j≠i} (ζ̃* − (ζ̃_i + ζ̃_j)/2) / d(θ_ij, 1/2); remaining ties at random."""
     K = W.shape[0]
-    _draw_events(P, inC, True, above, wins, rng, coins)
+    _draw_events(P, inC, True, above, wins, rng)
     zstar = wins.max() / (K - 1)
     drawn[:, :] = False
     for i in range(K):
@@ -179,8 +164,7 @@ def run_dts(env, rng, plus, alpha):
     Implementation (same law of the choices, different random stream than drawing
     every θ): phase 1 draws only the events θ_ij > 1/2 it needs — those of the
     pairs touching C, none when |C| = 1 — as Bernoulli(P(θ_ij > 1/2)), pair by pair
-    (i < j), with the probabilities updated exactly in O(1) per duel (fair coins from
-    a 52-bit buffer where P = 1/2 exactly, :func:`_draw_event`); D-TS+ draws
+    (i < j), with the probabilities updated exactly in O(1) per duel; D-TS+ draws
     the remaining events and the θ values of the tied rows given those events only
     when it must break a tie (θ_ji = 1 − θ_ij shared by two tied rows). Phase 2
     draws the events θ'_{i a1} > 1/2 of the allowed arms (θ' of arms with
@@ -189,17 +173,6 @@ def run_dts(env, rng, plus, alpha):
     (:func:`_beta_above_half`). ζ̂ is kept incrementally (:mod:`.alg_schedule`), and the
     events of the pairs touching C are drawn in O(K·|C|).
     """
-    run_dts_core(env, rng, plus, alpha, True)
-
-
-@nb.njit(cache=True, nogil=True)
-def run_dts_core(env, rng, plus, alpha, fair_bits):
-    """:func:`run_dts`; ``fair_bits=False`` draws every phase-1 event with its own
-    ``rng.random()``, the random stream of the previous implementation (kept to test that
-    the incremental bookkeeping changed no run, and that the fair-coin buffer changed only
-    the stream, not the law: tests/test_identity_simulator.py)."""
-    coins = np.zeros(3, np.int64)
-    coins[2] = fair_bits
     K = env.mu.shape[0]
     T = env.clock[2]
     P = np.full((K, K), 0.5)
@@ -237,7 +210,7 @@ def run_dts_core(env, rng, plus, alpha, fair_bits):
                 nC += 1
         if nC > 1:
             wins[:] = 0.0
-            _draw_candidate_events(P, inC, members[:nC], above, wins, rng, coins)
+            _draw_candidate_events(P, inC, members[:nC], above, wins, rng)
             top = -1.0
             nA = 0
             for i in range(K):
@@ -250,7 +223,7 @@ def run_dts_core(env, rng, plus, alpha, fair_bits):
             if nA > 1:
                 if plus:
                     a1 = _plus_tie_break(env.W, P, LQ, inC, above, wins, theta, drawn, rng, top,
-                                         score, mask, coins)
+                                         score, mask)
                 else:
                     a1 = random_argmax(wins, inC, rng)
         # Phase 2: a2 = argmax θ' over {i : l_{i a1} ≤ 1/2}, θ'_{a1 a1} = 1/2. Only the arms

@@ -310,7 +310,7 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     cache_star = -1
     cost = np.zeros(KK)  # CW: pair costs r/d̂; basis tests and vertices of the last LP solve
     G = np.full((1, KK), np.nan)
-    X = np.zeros((K, KK))
+    X = np.zeros((0 if ecw else K, KK))  # CW only: K·K² floats (1 GB at K = 500)
     basis_version = -1
     while not finished(env):
         # Step 4: forced exploration, evaluated at the start of the pass.

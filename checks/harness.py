@@ -272,6 +272,9 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
 
 
 def _child(conn, job, protocol, limits) -> None:
+    from .judge import harden
+
+    harden()   # this worker holds the matrix and the generator: keep /proc/PID/mem closed
     try:
         conn.send(_execute(job, protocol, limits))
     except BaseException as exc:  # noqa: BLE001 — reported, never hidden

@@ -9,19 +9,18 @@ preference matrix, the generator and the record of every duel (the requested pai
 and their outcomes) never leave this process; every statistic of a run is computed
 from that record (:func:`trajectory`), never from anything else the child says.
 
-Protocol (shared memory + wake-up pipes; chosen by measurement, see
-``benchmarks/bench_verify.py`` and docs/verification.md): a 4 KiB ``memfd`` holds
-int32 slots ``REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS``.  The child
-writes (i, j) and bumps REQ; the judge validates the request, records it, writes
-the outcome code and sets RESP.  A waiting side polls the mailbox a few times —
-up to 400 polls after a wait that spinning served, 10 after one it did not, so a
-loaded machine is not burnt in spin loops — then sets its SLEEPS flag and blocks on
-a pipe (10 ms timeout, so a lost wake-up costs at most 10 ms).  Codes: 0 j won,
-1 i won, 2 invalid request (out of range or not an int; recorded), 3 more than T
-duels (recorded).
+Protocol (two pipes; chosen by measurement over a shared-memory mailbox, see
+``benchmarks/bench_verify.py`` and docs/verification.md): the child writes each
+request as 8 bytes (i, j) — little-endian int32 — and blocks on a 1-byte answer:
+0 j won, 1 i won, 2 invalid request (out of range or not an int; recorded), 3 more
+than T duels (recorded).  Markers in the i field announce a JSON text message
+(exceptions, protocol detection), READY (module imported and factory built: the hang
+clock starts) and DONE.  The judge reads with blocking reads; a watchdog thread
+enforces the limits by killing the child's process group, which ends the read.
 
 Limits per run (:class:`Limits`): wall time, CPU time (RLIMIT_CPU), address space
-(RLIMIT_AS), output file size (RLIMIT_FSIZE), and a hang timeout (no request for
+(RLIMIT_AS), output file size (RLIMIT_FSIZE), its own process group, and a hang
+timeout (no request for
 ``hang_timeout`` seconds: a sleeping, looping or SIGSTOPped child).  At the end of
 every run the whole process group is killed with SIGKILL and every process that
 still carries the run's token in its environment (a grandchild that called
@@ -32,14 +31,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import secrets
-import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -50,14 +49,13 @@ import numpy as np
 
 from duelbound.theory.matrix import PreferenceMatrix
 
-__all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "new_environment_seed",
+__all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "harden",
+           "new_environment_seed",
            "run_environment_seed", "PROTOCOL_ERRORS"]
 
-REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS = range(7)
 DONE = -2147483648
 TEXT = -2147483647
 READY = -2147483646
-SPIN = (10, 400)   # busy polls before blocking: after a miss, after a hit (adaptive)
 BLOCK = 1 << 16
 CHILD = str(Path(__file__).with_name("judge_child.py"))
 
@@ -115,6 +113,19 @@ class JudgedRun:
 
     def sha256(self) -> str:
         return hashlib.sha256(np.ascontiguousarray(self.pairs, "<i4").tobytes()).hexdigest()
+
+
+def harden() -> bool:
+    """Make this (trusted) process non-dumpable: its /proc/PID/mem, maps and environ
+    become unreadable to other processes of the same user, so an algorithm cannot read
+    the matrix or the generator's state out of the judge's memory.  Linux only."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(4, 0, 0, 0, 0) == 0   # PR_SET_DUMPABLE = 4
+    except (OSError, AttributeError):
+        return False
 
 
 def new_environment_seed() -> int:
@@ -211,37 +222,39 @@ def _proc_cpu(pid: int) -> float:
 
 
 class _Child:
-    """The spawned child process and the judge's end of its channels."""
+    """The spawned child process and the judge's end of its pipes."""
 
     def __init__(self, cfg: dict[str, Any], limits: Limits):
         self.token = secrets.token_hex(16)
-        self.shm_fd = os.memfd_create("duelbound-judge", 0) if hasattr(os, "memfd_create") \
-            else tempfile.TemporaryFile().fileno()
-        os.ftruncate(self.shm_fd, 4096)
-        self.mm = mmap.mmap(self.shm_fd, 4096)
-        self.mv = memoryview(self.mm).cast("i")
-        wp_r, wp_w = os.pipe()   # child -> judge wake-ups
-        wc_r, wc_w = os.pipe()   # judge -> child wake-ups
-        ct_r, ct_w = os.pipe()   # child -> judge text messages
-        for fd in (wp_r, wp_w, wc_w, ct_r):
-            os.set_blocking(fd, False)
-        self.wake_r, self.wake_child_w, self.ctrl_r = wp_r, wc_w, ct_r
+        req_r, req_w = os.pipe()     # child -> judge: requests and messages
+        resp_r, resp_w = os.pipe()   # judge -> child: answers
+        self.req_r, self.resp_w = req_r, resp_w
         cpu = limits.cpu_seconds or int(limits.time_limit + 5)
-        cfg = dict(cfg, spin=SPIN, shm_fd=self.shm_fd, wake_parent=wp_w, wake_child=wc_r, ctrl=ct_w,
-                   mem_bytes=int(limits.mem_bytes), cpu_seconds=int(cpu),
-                   fsize_bytes=int(limits.output_bytes), sys_path=_sys_path())
+        cfg = dict(cfg, req=req_w, resp=resp_r, mem_bytes=int(limits.mem_bytes),
+                   cpu_seconds=int(cpu), fsize_bytes=int(limits.output_bytes),
+                   sys_path=_sys_path())
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-s", CHILD, json.dumps(cfg)],
             stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.err,
-            pass_fds=(self.shm_fd, wp_w, wc_r, ct_w), close_fds=True,
-            start_new_session=True, env=_child_env(self.token))
-        for fd in (wp_w, wc_r, ct_w):
-            os.close(fd)
+            pass_fds=(req_w, resp_r), close_fds=True,
+            # its own process group (setpgid), not a new session: with the kernel's
+            # autogroup scheduling a new session is a new scheduling group, which made
+            # every duel's round trip 3-4x slower on a loaded machine (measured)
+            process_group=0, env=_child_env(self.token))
+        os.close(req_w)
+        os.close(resp_r)
         self.status: int | None = None
         self.rusage = None
+        self.killed = 0
+        self.lock = threading.Lock()
+
+    def kill(self) -> None:
+        """SIGKILL the group and every token holder (ends the judge's blocking read)."""
+        with self.lock:
+            self.killed += _kill_leftovers(self.token.encode(), self.proc.pid)
 
     def poll(self) -> bool:
         """True once the child has exited (reaped, with its resource usage)."""
@@ -258,34 +271,21 @@ class _Child:
         self.proc.returncode = os.waitstatus_to_exitcode(status)
         return True
 
-    def read_text(self, n: int, timeout: float = 2.0) -> dict[str, Any] | None:
-        """A text message of ``n`` bytes (after its 4-byte length) from the control pipe."""
-        if not 0 <= n <= 65536:
-            return None
-        want, buf, end = n + 4, b"", time.monotonic() + timeout
-        while len(buf) < want and time.monotonic() < end:
-            r, _, _ = select.select([self.ctrl_r], [], [], 0.05)
-            if r:
-                try:
-                    chunk = os.read(self.ctrl_r, want - len(buf))
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    break
-                buf += chunk
-        if len(buf) < want:
-            return None
-        try:
-            data = json.loads(buf[4:].decode("utf-8", "replace"))
-        except ValueError:
-            return None
-        return data if isinstance(data, dict) else None
+    def read(self, n: int) -> bytes:
+        """Exactly n bytes, or fewer at end of file."""
+        buf = b""
+        while len(buf) < n:
+            chunk = os.read(self.req_r, n - len(buf))
+            if not chunk:
+                break
+            buf += chunk
+        return buf
 
     def finish(self, grace: float = 0.0) -> tuple[str, float, int, str, str]:
         end = time.monotonic() + grace
         while grace and not self.poll() and time.monotonic() < end:
             time.sleep(0.002)
-        killed = _kill_leftovers(self.token.encode(), self.proc.pid)
+        killed = _kill_leftovers(self.token.encode(), self.proc.pid) + self.killed
         if self.status is None:
             try:
                 _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
@@ -304,17 +304,43 @@ class _Child:
         out, err = _tail(self.out), _tail(self.err)
         for fh in (self.out, self.err):
             fh.close()
-        for fd in (self.wake_r, self.wake_child_w, self.ctrl_r, self.shm_fd):
+        for fd in (self.req_r, self.resp_w):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        try:
-            self.mv.release()
-            self.mm.close()
-        except (BufferError, ValueError):
-            pass
         return exit_status, cpu, killed, out, err
+
+
+class _Watchdog(threading.Thread):
+    """Kills the child when the run's time limit passes or no message comes for
+    ``hang`` seconds (``startup`` before READY); records why."""
+
+    def __init__(self, ch: _Child, deadline: float, hang: float, startup: float):
+        super().__init__(daemon=True)
+        self.ch, self.deadline, self.hang, self.startup = ch, deadline, hang, startup
+        self.count = [0]          # messages seen (the judge's loop increments it)
+        self.ready = [False]
+        self.kind: str | None = None
+        self.cpu = float("nan")
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        seen, since = -1, time.monotonic()
+        while not self.stop.wait(0.1):
+            now = time.monotonic()
+            if self.count[0] != seen:
+                seen, since = self.count[0], now
+            limit = self.hang if self.ready[0] else self.startup
+            if now > self.deadline:
+                self.kind = "timeout"
+            elif now - since > limit:
+                state = _proc_state(self.ch.proc.pid)
+                self.kind = "stopped" if state in ("T", "t") else "hang"
+            if self.kind:
+                self.cpu = _proc_cpu(self.ch.proc.pid)
+                self.ch.kill()
+                return
 
 
 class _Stop(Exception):
@@ -323,45 +349,12 @@ class _Stop(Exception):
         self.kind = kind
 
 
-def _wait_request(ch: _Child, last: int, deadline: float, hang: float, spin: int
-                  ) -> tuple[int, bool]:
-    """Spin ``spin`` polls, then block until REQ changes: (REQ, served while spinning).
-
-    Raises _Stop when the child exits, the time limit passes or no request comes for
-    ``hang`` seconds.
-    """
-    mv = ch.mv
-    for _ in range(spin):
-        seq = mv[REQ]
-        if seq != last:
-            return seq, True
-    start = time.monotonic()
-    while True:
-        mv[PARENT_SLEEPS] = 1
-        seq = mv[REQ]
-        if seq != last:
-            mv[PARENT_SLEEPS] = 0
-            return seq, False
-        r, _, _ = select.select([ch.wake_r], [], [], 0.01)
-        mv[PARENT_SLEEPS] = 0
-        if r:
-            try:
-                os.read(ch.wake_r, 65536)
-            except BlockingIOError:
-                pass
-        seq = mv[REQ]
-        if seq != last:
-            return seq, False
-        if ch.poll():
-            if mv[REQ] != last:
-                return mv[REQ], False
-            raise _Stop("crash", "")
-        now = time.monotonic()
-        if now > deadline:
-            raise _Stop("timeout", "")
-        if now - start > hang:
-            state = _proc_state(ch.proc.pid)
-            raise _Stop("stopped" if state in ("T", "t") else "hang", state)
+def _parse_text(raw: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def probe(spec: str, K: int, T: int, seed: int, limits: Limits | None = None) -> dict[str, Any]:
@@ -373,9 +366,12 @@ def probe(spec: str, K: int, T: int, seed: int, limits: Limits | None = None) ->
     """
     limits = limits or Limits(time_limit=60.0, hang_timeout=60.0)
     rec = judge_run(spec, None, T, seed, 0, protocol="auto", limits=limits, probe=True)
-    return rec.progress.get("probe") or {
-        "kind": (rec.first_error or {}).get("kind", "crash"),
-        "message": (rec.first_error or {}).get("message", rec.exit_status)}
+    if rec.progress.get("probe"):
+        return rec.progress["probe"]
+    err = rec.usage_error or rec.environment_error or rec.first_error or {
+        "kind": "crash", "message": f"the probe process died ({rec.exit_status}): "
+                                    f"{rec.stderr_tail[-300:]}"}
+    return {"kind": err.get("kind", "crash"), "message": err.get("message", "")}
 
 
 def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environment_seed: int,
@@ -408,17 +404,14 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
     K = M.K if M is not None else 2
     cfg = {"spec": spec, "K": int(K), "T": int(T), "seed": int(seed), "protocol": protocol,
            "probe": probe}
-    ch = _Child(cfg, limits)
     rng = make_rng(int(environment_seed))
     mu = M.values.tolist() if M is not None else [[0.5] * K] * K
-    mv = ch.mv
     log = array("i")
     outs = bytearray()
     errors: list[dict[str, Any]] = []
     counts: dict[str, int] = {}
     env_error = usage_error = None
     probe_info = None
-    deadline = time.monotonic() + limits.time_limit
     hang = limits.hang_timeout
 
     def record(kind: str, step: int | None, message: str, **extra) -> None:
@@ -426,28 +419,27 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
         if len(errors) < 20:
             errors.append(dict(kind=kind, step=step, message=message, **extra))
 
+    ch = _Child(cfg, limits)
+    dog = _Watchdog(ch, time.monotonic() + limits.time_limit, hang, max(3 * hang, 60.0))
+    dog.start()
+    count = dog.count
+    unpack = struct.Struct("<ii").unpack
+    read, write, rfd, wfd = os.read, os.write, ch.req_r, ch.resp_w
+    answers = (b"\x00", b"\x01", b"\x02", b"\x03")
     u: list[float] = []
     k = 0
     t = 0
-    last = 0
-    it = 0
     t_first = None
-    ready = False
-    startup = max(3 * hang, 60.0)
-    spin_lo, spin_hi = SPIN
-    spin = spin_lo
     done = False
-    stop: _Stop | None = None
     try:
         while True:
-            seq = mv[REQ]
-            if seq == last:
-                # until READY the child is importing and building: a longer startup clock
-                seq, hit = _wait_request(ch, last, deadline, hang if ready else startup, spin)
-                spin = spin_hi if hit else spin_lo
-            last = seq
-            i = mv[I]
-            j = mv[J]
+            msg8 = read(rfd, 8)
+            if len(msg8) != 8:
+                msg8 += ch.read(8 - len(msg8)) if msg8 else b""
+                if len(msg8) != 8:
+                    break                       # end of file: the child is gone
+            count[0] += 1
+            i, j = unpack(msg8)
             if 0 <= i < K and 0 <= j < K and t < T:
                 if k == len(u):
                     u = rng.random(BLOCK).tolist()
@@ -459,17 +451,18 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
                 outs.append(code)
                 t += 1
             elif i == READY:
-                ready = True
+                dog.ready[0] = True
                 t_first = time.perf_counter()
                 code = 0
             elif i == DONE:
                 done = True
                 code = 0
             elif i == TEXT:
-                msg = ch.read_text(j)
+                msg = _parse_text(ch.read(j)) if 0 <= j <= 65536 else None
                 code = 0
                 if msg is None:
                     record("corrupt", t + 1, "unreadable message from the algorithm's process")
+                    code = 2
                 else:
                     kind = str(msg.get("kind", ""))
                     text = str(msg.get("message", ""))[:2000]
@@ -494,27 +487,27 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
                 record("invalid-index", t + 1,
                        f"arm index out of range 0..{K - 1}: ({i}, {j}) at step {t + 1}")
                 code = 2
-            mv[CODE] = code
-            mv[RESP] = seq
-            if mv[CHILD_SLEEPS]:
-                try:
-                    os.write(ch.wake_child_w, b".")
-                except OSError:
-                    pass
+            try:
+                write(wfd, answers[code])
+            except BrokenPipeError:
+                break
             if done:
                 break
-            it += 1
-            if not it & 0x3FFF and time.monotonic() > deadline:
-                raise _Stop("timeout", "")
-    except _Stop as exc:
-        stop = exc
-    wall = time.perf_counter() - ch.t0
-    if stop is not None:
-        cpu_now = _proc_cpu(ch.proc.pid)
+    except OSError:
+        pass
+    dog.stop.set()
+    t_end = time.perf_counter()
+    wall = t_end - ch.t0
+    cpu_now = dog.cpu
+    stop = None
+    if dog.kind is not None:
+        stop = _Stop(dog.kind, "")
+    elif not done:
+        stop = _Stop("crash", "")
     exit_status, cpu, killed, out, err = ch.finish(1.0 if done else 0.0)
     pairs = np.frombuffer(log.tobytes(), dtype=np.int32).reshape(-1, 2).copy()
     outcomes = np.frombuffer(bytes(outs), dtype=np.uint8).astype(bool)
-    busy = ch.t0 + wall - t_first if t_first is not None else wall
+    busy = t_end - t_first if t_first is not None else wall
     rate = t / busy if busy > 0 else 0.0
     progress = {"duels": t, "duels_per_s": rate, "startup_s": wall - busy}
     if probe_info is not None:
@@ -527,10 +520,12 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
             record(low, t + 1, f"process died ({exit_status}) after {t} of {T} duels")
         elif stop.kind == "timeout":
             need = T / rate if rate > 0 else float("inf")
-            progress.update(time_limit=limits.time_limit, seconds_needed=need)
+            feasible = int(rate * max(limits.time_limit - (wall - busy), 0.0))
+            progress.update(time_limit=limits.time_limit, seconds_needed=need,
+                            feasible_T=feasible)
             record("timeout", t + 1, f"time limit {limits.time_limit:g} s reached after {t} of "
-                   f"{T} duels ({rate:.3g} duels/s; still making progress, needs about "
-                   f"{need:.3g} s)")
+                   f"{T} duels ({rate:.3g} duels/s; still making progress — too slow, not "
+                   f"hung: T = {T} needs about {need:.3g} s, --T {feasible} fits the limit)")
         elif stop.kind == "stopped":
             record("stopped", t + 1, f"process stopped (SIGSTOP) after {t} of {T} duels")
         else:

@@ -7,30 +7,25 @@ seed and the outcome of each duel it asks for.  The preference matrix, the
 environment's generator, the record of the duels and the verdict code live in the
 trusted parent process.
 
-Wire protocol (a shared-memory mailbox of int32 slots, see :mod:`duelbound.checks.judge`):
-the child writes a request (i, j) and bumps ``REQ``; the parent validates it, draws the
-outcome and bumps ``RESP`` with a code (0: j won, 1: i won, 2: invalid request,
-3: more than T duels).  Both sides spin briefly (adaptively), then block on a wake-up
-pipe.  Text messages (exceptions, protocol detection) go through a separate pipe,
-announced by the marker ``TEXT`` in the ``I`` slot.  Nothing the child sends other
+Wire protocol (see :mod:`duelbound.checks.judge`): the child writes a request as
+8 bytes (i, j), little-endian int32, to one pipe and reads the 1-byte answer from
+another (0: j won, 1: i won, 2: invalid request, 3: more than T duels).  Markers in
+the i field: ``TEXT`` (j bytes of JSON follow: exceptions, protocol detection),
+``READY`` (built, the hang clock starts), ``DONE``.  Nothing the child sends other
 than its requests is used for a statistic.
 """
 
 import json
-import mmap
 import os
 import resource
-import select as _select
 import signal
 import struct
 import sys
 import traceback
 
-REQ, I, J, RESP, CODE, PARENT_SLEEPS, CHILD_SLEEPS = range(7)
 DONE = -2147483648
 TEXT = -2147483647
 READY = -2147483646     # module imported and factory(K, T, seed) built: the hang clock starts
-SPIN = (10, 400)    # busy polls before blocking: after a miss, after a hit (adaptive)
 INT32 = (-2147483645, 2147483647)
 
 
@@ -48,52 +43,54 @@ def _limits(cfg):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes beyond the cap fail, no kill
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _drop_privileges()
+
+
+def _drop_privileges():
+    """No new privileges (setuid binaries), and as root no capabilities: with the judge
+    non-dumpable, CAP_SYS_PTRACE would be the way into its memory (/proc/PPID/mem)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+        if os.geteuid() == 0:
+            class Header(ctypes.Structure):
+                _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+            class Data(ctypes.Structure):
+                _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                            ("inheritable", ctypes.c_uint32)]
+
+            libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)())
+    except (OSError, AttributeError):
+        pass
 
 
 class _Channel:
+    """Requests as 8-byte little-endian (i, j) on one pipe, 1-byte answers on another."""
+
     def __init__(self, cfg):
-        self.mm = mmap.mmap(cfg["shm_fd"], 4096)
-        self.mv = memoryview(self.mm).cast("i")
-        self.wake_parent, self.wake_child = cfg["wake_parent"], cfg["wake_child"]
-        self.ctrl = cfg["ctrl"]
-        self.seq = 0
-        self.spin_lo, self.spin_hi = cfg.get("spin", SPIN)
-        self.spin = self.spin_lo
+        self.req, self.resp = cfg["req"], cfg["resp"]
+        self.pack = struct.Struct("<ii").pack
 
     def text(self, kind, **data):
         payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:65536]
-        os.write(self.ctrl, struct.pack("<i", len(payload)) + payload)
-        return self.request(TEXT, len(payload))
+        os.write(self.req, self.pack(TEXT, len(payload)) + payload)
+        return self._answer()
+
+    def _answer(self):
+        b = os.read(self.resp, 1)
+        if not b:
+            os._exit(0)   # the judge is gone
+        return b[0]
 
     def request(self, i, j):
-        mv = self.mv
-        spin = self.spin
-        self.seq += 1
-        seq = self.seq
-        mv[I] = i
-        mv[J] = j
-        mv[REQ] = seq
-        if mv[PARENT_SLEEPS]:
-            _wake(self.wake_parent)
-        n = 0
-        while mv[RESP] != seq:
-            n += 1
-            if n > spin:
-                mv[CHILD_SLEEPS] = 1
-                if mv[RESP] != seq:
-                    r, _, _ = _select.select([self.wake_child], [], [], 0.01)
-                    if r:
-                        os.read(self.wake_child, 4096)
-                mv[CHILD_SLEEPS] = 0
-        self.spin = self.spin_hi if n <= spin else self.spin_lo
-        return mv[CODE]
-
-
-def _wake(fd):
-    try:
-        os.write(fd, b".")
-    except OSError:  # the pipe is full: a wake-up is already pending
-        pass
+        os.write(self.req, self.pack(i, j))
+        b = os.read(self.resp, 1)
+        if not b:
+            os._exit(0)
+        return b[0]
 
 
 def _as_index(v):

@@ -326,7 +326,8 @@ def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
     """
     d = model.data
     if d.blocks:
-        return _compact_certificate(d, sol, c)
+        return _compact_certificate(d, sol, c, getattr(model, "px", None),
+                                    getattr(model, "i1", None))
     out = _exact_basis(d, sol, c)
     if out is None:
         return None
@@ -370,7 +371,8 @@ def _hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
     return [(t1 - t0, ch) for t0, t1, ch in zip(ts, ends, chosen)]
 
 
-def _compact_certificate(data, sol, c: list[Fraction]) -> Certificate | None:
+def _compact_certificate(data, sol, c: list[Fraction], px=None,
+                         i1: int | None = None) -> Certificate | None:
     """Exact certificate from the final basis of the compact (family) LP that was solved.
 
     The basis gives an exact vertex (x̂, λ, u) and exact duals: y_f on the family rows
@@ -432,10 +434,29 @@ def _compact_certificate(data, sol, c: list[Fraction]) -> Certificate | None:
                 parts.append((xc, p_of[j], cnt))
             elif j < P:
                 direct.append(j)
+        shared = _shared_a_row(data.row_keys[r], px, i1)
         for wt, chosen in _hypersimplex_pieces(parts):
-            rows.append(sorted(direct + chosen))
+            cols = sorted(direct + chosen)
+            if shared is not None and shared in cols:
+                # a case-0 row written with the shared block of all of I_{i1}: a piece
+                # whose subset holds i2 is "case 1 with one superfluous x_{i2 j}" (one
+                # more than s' = s − 1); dropping it gives the true constraint and only
+                # lowers Aᵀy (formulations.CompactBuilder, "Shared A-blocks")
+                b_side = [col for col in cols if i1 not in px.pairs[col]]
+                if b_side:
+                    cols.remove(b_side[-1])
+            rows.append(cols)
             ys.append(y[r] * wt)
     return _with_box_multipliers(v[:P], ys, rows, c)
+
+
+def _shared_a_row(key, px, i1) -> int | None:
+    """Column of x_{i1 i2} if ``key`` is a case-0 family whose A-part may use the block of
+    all of I_{i1} (i2 ∈ I_{i1}), else None."""
+    if px is None or key is None or key[2] != 0:
+        return None
+    col = int(px.pid[i1, key[0]])
+    return col if col >= 0 else None
 
 
 def _with_box_multipliers(x, y, rows, c) -> Certificate:

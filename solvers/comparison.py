@@ -331,7 +331,9 @@ class BoundTable:
                     row[f"{name}:T"] = self.at_T(e, k)
             rows.append(row)
         return Table(self._title(), cols, rows, footnotes=notes, convention=self.convention,
-                     notes=self._general_notes(), index=("matrix",))
+                     notes=[*self._general_notes(),
+                            "winner: the Copeland winner(s) whose C*_i1 is C*."],
+                     index=("matrix",))
 
     def _transposed(self, long: bool) -> Table:
         notes, bmark, cellnotes = self._footnotes(long)

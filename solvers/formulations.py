@@ -187,6 +187,17 @@ class CompactBuilder(_Builder):
     l = L2 − 1 row) saves one row per such i2 and is left in.  Size comes down
     instead by generating families lazily (``method="families"``).
 
+    **Shared A-blocks.**  The case-0 row of an i2 ∈ I_{i1} needs "the m smallest
+    x_{i1 j} over I_{i1} \\ {i2}", a block of its own for every such i2 (about a third
+    of all link rows).  It is written with the block of the whole set I_{i1} instead,
+    shared by every i2: the m smallest over I_{i1} is min(m smallest over I_{i1} \\ {i2},
+    x_{i1 i2} + (m − 1) smallest over I_{i1} \\ {i2}), so the stronger row is case 0 and
+    "x_{i1 i2} + (m − 1) smallest + s smallest of B ≥ 1", which the case-1 row at the
+    same l implies (its s' = max(0, s − 1) ≤ s and x ≥ 0).  Every row stays implied by
+    R_{i1}, so any set of rows is still a relaxation, and the full set describes
+    R_{i1}.  The certificate maps the dual of such a row onto true constraints
+    (:func:`~duelbound.solvers.certificate._compact_certificate`).
+
     :meth:`add_families` may be called repeatedly (family generation): columns and
     rows are only ever appended, so an LP solver can load the new part into a live
     model and re-solve from the previous basis.
@@ -197,6 +208,7 @@ class CompactBuilder(_Builder):
         self.mu, self.i1, self.px = mu, i1, px
         self.families = {(i2, l, case): (A, m, B, s)
                          for i2, l, case, A, m, B, s in constraint_families(mu, i1)}
+        self.inf_i1 = [int(j) for j in np.flatnonzero(mu[i1] > 0.5)]
         self.active: set = set()
         self._cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -233,6 +245,8 @@ class CompactBuilder(_Builder):
             self.active.add(key)
             A, m, B, s = self.families[key]
             i2, _, case = key
+            if case == 0 and m >= 1 and self.mu[self.i1, i2] > 0.5:
+                A = self.inf_i1  # shared block, see the class docstring
             ca, va = self.block(self.i1, A, m)
             cb, vb = self.block(i2, B, s)
             cols, vals = [ca, cb], [va, vb]

@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
 
-from duelbound.theory.errors import DuelboundError, InvalidMatrixError, TieError
+from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 from duelbound.theory.matrix import PreferenceMatrix
 
 from .ecw import ecw_bound, ecw_core
@@ -148,6 +147,10 @@ class BoundInterval:
         Median of the draws.
     unbounded_pairs : list of (int, int)
         Pairs with p_flip > (1 − level)/2 along which the constant diverges at the tie.
+    lower_band, upper_band : (float, float)
+        95 % Monte Carlo bands of the two ends: distribution-free order-statistic
+        intervals for the posterior quantiles that the ends estimate from ``draws`` values
+        (more draws narrow them).
     """
 
     name: str
@@ -157,17 +160,23 @@ class BoundInterval:
     upper_draws: float
     median: float
     unbounded_pairs: list[tuple[int, int]] = field(default_factory=list)
+    lower_band: tuple[float, float] = (math.nan, math.nan)
+    upper_band: tuple[float, float] = (math.nan, math.nan)
 
     @property
     def unbounded(self) -> bool:
         return self.upper is None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "plug_in": self.plug_in, "lower": self.lower,
+        return {"name": self.name, "plug_in": self.plug_in,
+                "lower": _finite_or_str(self.lower),
                 "upper": "unbounded" if self.upper is None else self.upper,
-                "upper_draws": _finite_or_str(self.upper_draws), "median": self.median,
+                "upper_draws": _finite_or_str(self.upper_draws),
+                "median": _finite_or_str(self.median),
                 "unbounded": self.unbounded,
-                "unbounded_pairs": [list(p) for p in self.unbounded_pairs]}
+                "unbounded_pairs": [list(p) for p in self.unbounded_pairs],
+                "lower_band": [_finite_or_str(v) for v in self.lower_band],
+                "upper_band": [_finite_or_str(v) for v in self.upper_band]}
 
 
 @dataclass
@@ -284,6 +293,13 @@ class IntervalReport:
             out.append(f"{b.name:<6}{_fmt(b.plug_in):>14}{b.median:>14.6g}   "
                        f"[{b.lower:.6g}, {up}]")
         for b in (self.cstar, self.ecw):
+            out.append(f"  {b.name} ends, 95% Monte Carlo bands: lower in "
+                       f"[{b.lower_band[0]:.6g}, {b.lower_band[1]:.6g}], upper quantile in "
+                       f"[{b.upper_band[0]:.6g}, {b.upper_band[1]:.6g}]")
+        for b in (self.cstar, self.ecw):
+            if b.upper is None and not b.unbounded_pairs:
+                out.append(f"  {b.name} upper end unbounded: more than "
+                           f"{(1 - self.level) / 2:.3g} of the draws are +inf (bootstrap ties)")
             for a, c in b.unbounded_pairs:
                 p = self._pair(a, c)
                 out.append(f"  {b.name} upper end unbounded: the sign of pair {self._pl(p)} is "
@@ -528,6 +544,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     DuelboundError
         Bad level, draws or method; bootstrap with an uncompared pair.
     """
+    from scipy import special, stats  # lazy: scipy.stats costs ~1 s at start-up
     t0 = time.perf_counter()
     if not 0.0 < level < 1.0:
         raise DuelboundError(f"level must lie in (0, 1), got {level!r}")
@@ -590,10 +607,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         mu = np.full((K, K), 0.5)
         mu[iu] = mu_hat
         mu[iu[1], iu[0]] = 1.0 - mu_hat
-        try:
-            Mhat = PreferenceMatrix(mu, name=name, arms=arms)
-        except TieError:  # pragma: no cover - sign == 0 caught above
-            Mhat = None
+        Mhat = PreferenceMatrix(mu, name=name, arms=arms)
     lb = lower_bound(Mhat, certify=False, backend=backend) if Mhat is not None else None
     eb = ecw_bound(Mhat) if Mhat is not None else None
 
@@ -620,7 +634,9 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     local = None
     if lb is not None:
         a, b = iu
-        m = mu_hat
+        # log(µ/(1 − µ)) is infinite at µ̂ ∈ {0, 1} (a pair won n:0): evaluate it 1/(n + 2)
+        # inside, at the posterior mean of a pair won n:0
+        m = np.clip(mu_hat, 1.0 / (n + 2.0), 1.0 - 1.0 / (n + 2.0))
         dd = kl_half_core(Mhat.values)[a, b]
         rr = regret_core(np.ascontiguousarray(Mhat.values))[a, b]
         grad = rr * lb.allocation[a, b] * np.abs(np.log(m / (1.0 - m))) / dd
@@ -646,7 +662,9 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         bad = [(pairs[k].i, pairs[k].j) for k in np.flatnonzero(div & (p_flip > alpha2))]
         bad.sort(key=lambda ij: -pairs[_pair_pos(K, *ij)].p_flip)
         upper = None if bad or not math.isfinite(hi) else float(hi)
-        return BoundInterval(label, plug, float(lo), upper, float(hi), float(med), bad)
+        srt = np.sort(vals)
+        return BoundInterval(label, plug, float(lo), upper, float(hi), float(med), bad,
+                             _quantile_band(srt, alpha2), _quantile_band(srt, 1.0 - alpha2))
 
     winners = None
     if Mhat is not None:
@@ -670,6 +688,16 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         stats={"lp_solves": ev.lp_solves, "models": ev.models, "reused": ev.reused,
                "wall_time": time.perf_counter() - t0},
         samples={"mu": P, "cstar": cs, "ecw": ec})
+
+
+def _quantile_band(srt: np.ndarray, p: float, conf: float = 0.95) -> tuple[float, float]:
+    """Order statistics X_(l) ≤ ξ_p ≤ X_(u) with probability ≥ ``conf`` (distribution free:
+    the number of draws below ξ_p is Binomial(N, p)); ``srt`` ascending."""
+    from scipy import stats  # lazy: scipy.stats costs ~1 s at start-up
+    N = srt.size
+    lo = int(stats.binom.ppf((1.0 - conf) / 2.0, N, p))  # X_(lo) is srt[lo − 1]
+    hi = int(stats.binom.ppf((1.0 + conf) / 2.0, N, p))  # X_(hi + 1) is srt[hi]
+    return float(srt[max(lo - 1, 0)]), float(srt[min(hi, N - 1)])
 
 
 def _pair_pos(K: int, i: int, j: int) -> int:

@@ -39,26 +39,30 @@ def _spec(tmp_path, monkeypatch, name: str, source: str, attr: str = "make") -> 
     return f"{name}:{attr}"
 
 
-def _token_processes() -> list[int]:
-    """Processes still carrying a judge run's token in their environment."""
+def _token_processes(mark: str) -> list[int]:
+    """Processes still carrying a judge run's token whose command line names ``mark``
+    (this test's folder: other test sessions may be judging at the same time)."""
     out = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                if b"DUELBOUND_RUN_TOKEN=" in fh.read():
-                    out.append(int(entry.name))
+                env = fh.read()
+            with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                cmd = fh.read()
         except OSError:
             continue
+        if b"DUELBOUND_RUN_TOKEN=" in env and mark.encode() in cmd:
+            out.append(int(entry.name))
     return out
 
 
 @pytest.fixture(autouse=True)
-def _no_leftovers():
+def _no_leftovers(tmp_path):
     yield
     time.sleep(0.05)
-    assert _token_processes() == [], "a judged process survived its run"
+    assert _token_processes(str(tmp_path)) == [], "a judged process survived its run"
 
 
 def _fails(report, check: str | None = None) -> None:
@@ -363,3 +367,27 @@ def test_crash_by_signal_and_exit(tmp_path, monkeypatch):
     r = verify(spec, ["cyclic"], T=50, runs=1)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "crash" and "exit code 3" in err["message"]
+
+
+def test_judge_memory_is_not_readable_from_the_child(tmp_path, monkeypatch):
+    # same user, so /proc/PPID/mem would give the judge's matrix and generator state
+    # unless the judge is non-dumpable (ptrace rules aside)
+    spec = _spec(tmp_path, monkeypatch, "h_mem", """
+        import os
+        #FIXED
+        def make(K, T, seed):
+            results = []
+            for what in ("mem", "environ", "maps"):
+                try:
+                    with open(f"/proc/{os.getppid()}/{what}", "rb") as fh:
+                        fh.read(64)
+                    results.append(what + ":open")
+                except OSError as exc:
+                    results.append(what + ":" + type(exc).__name__)
+            print("proc", results)
+            return Fixed(K, T, seed)
+    """)
+    r = verify(spec, ["cyclic"], **FAST)
+    _fails(r, "consistency")
+    line = r.matrices[0].runs[0].stdout_tail.split("proc ", 1)[1].splitlines()[0]
+    assert "mem:open" not in line, line   # (environ and maps hold no secret)

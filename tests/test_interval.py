@@ -78,6 +78,11 @@ def test_k2_closed_form_plug_in_and_quantiles():
     for end, p in ((rep.cstar.lower, 0.05), (rep.cstar.upper, 0.95), (rep.cstar.median, 0.5)):
         assert abs(_cdf_cstar2(end, a, b) - p) <= half_width_tol(p, draws)
     assert not rep.cstar.unbounded and rep.winners == [0]
+    # the Monte Carlo bands hold the reported ends and the exact posterior quantiles
+    for (b_lo, b_hi), end, p in ((rep.cstar.lower_band, rep.cstar.lower, 0.05),
+                                 (rep.cstar.upper_band, rep.cstar.upper, 0.95)):
+        assert b_lo <= end <= b_hi
+        assert _cdf_cstar2(b_lo, a, b) <= p <= _cdf_cstar2(b_hi, a, b)
 
 
 def test_k2_undecided_sign_makes_the_upper_end_unbounded():
@@ -339,3 +344,14 @@ def test_accepts_wincounts():
     rep = lower_bound_interval(C, draws=50, seed=0)
     assert rep.arms == ("a", "b", "c") and rep.name == "wc" and rep.comparisons == 30
     assert rep.cstar.plug_in == pytest.approx(lower_bound(C.matrix()).value, rel=1e-9)
+
+
+def test_a_pair_won_n_to_0_keeps_every_number_finite():
+    W = np.array([[0, 30, 20], [0, 0, 15], [5, 10, 0]])  # µ̂_01 = 1
+    rep = lower_bound_interval(W, draws=100, seed=0)
+    p01 = rep._pair(0, 1)
+    assert p01.mu_hat == 1.0 and p01.p_flip == pytest.approx(0.5 ** 31)
+    assert all(math.isfinite(p.local) and math.isfinite(p.share) for p in rep.pairs)
+    assert rep.cstar.plug_in == pytest.approx(lower_bound(PreferenceMatrix(
+        [[0.5, 1.0, 0.8], [0.0, 0.5, 0.6], [0.2, 0.4, 0.5]])).value, rel=1e-9)
+    json.loads(json.dumps(rep.to_dict(), allow_nan=False))

@@ -335,6 +335,16 @@ def test_matrix_names_are_escaped_in_latex():
         assert latex_escape(WEIRD) in text
 
 
+def test_named_arms_appear_in_the_winner_column():
+    M = PreferenceMatrix(examples.load("cyclic").values, name="named",
+                         arms=["ranker_A", "B&B", "C", "D"])
+    bt = bound_table([M], bounds=["ccb"])
+    assert md_rows(bt.render("md"))[2][2] == "ranker_A"
+    text = bt.render("latex")
+    check_latex(text)
+    assert r"ranker\_A" in text and "named" in text
+
+
 def test_bound_table_errors():
     M = examples.load("cyclic")
     with pytest.raises(DuelboundError, match="at least one matrix"):

@@ -132,12 +132,12 @@ def run(args: argparse.Namespace) -> int:
     bt = bound_table(mats, bounds=resolve_bounds(args.bounds), convention=args.convention,
                      log_T=args.log_T, T=args.T, params=params)
     table = bt.to_table(args.transpose, args.long)
+    print(render(table, args.format, style), flush=True)  # first: a late write keeps it
     if args.plot:
         bt.plot(args.plot)
     if args.notes:
         write_text(args.notes, notes_text(table))
     write_bib(args)
-    print(render(table, args.format, style))
     if args.format == "latex":
         hint = ("fewer matrices per table or fewer --bounds" if args.transpose else
                 "--transpose or fewer --bounds")

@@ -79,8 +79,10 @@ def _matrices(specs: list[str]):
 
 def run(args: argparse.Namespace) -> int:
     from duelbound.checks.harness import DEFAULT_MATRICES, load_factory, verify
+    from duelbound.checks.judge import harden
     from duelbound.theory import examples
 
+    harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
     spec = load_factory(args.algorithm)   # validated only: never imported here
     if args.only:
         mats = _matrices(args.only)
