@@ -637,6 +637,7 @@ def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
     reports = []
     env_error = None
     pooled = []
+    any_partial = False
     from duelbound.theory.structure import condorcet_winner, copeland_winners
 
     for mi, M in enumerate(mats):
@@ -660,6 +661,14 @@ def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
                                                 reference, T, len(mats)))
                 pooled.append(([r.final_regret["komiyama"] for r in with_data if r.steps == T],
                                [r.final_regret["komiyama"] for r in ref if r.ok]))
+        partial = [r for r in user if r.steps < T]
+        any_partial = any_partial or bool(partial)
+        if partial:   # no survivorship bias: a statistic on a subset is never a PASS
+            for c in checks[1:]:
+                if c.verdict == "PASS":
+                    c.verdict = "INCONCLUSIVE"
+                    c.message += (f" — only {runs - len(partial)} of {runs} runs reached T; "
+                                  "the others count up to their last duel")
         cw = condorcet_winner(M)
         reports.append(MatrixReport(names[mi], M.K, M.content_hash(), user, checks, ref,
                                     condorcet_winner=None if cw is None else int(cw),
@@ -668,6 +677,15 @@ def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
     suite = []
     if reference and len(pooled) > 0:
         suite.append(V.pooled_reference_check(pooled, reference, seed=seed))
+        if suite[-1].verdict != "WARN":   # a per-matrix WARN needs the suite's evidence
+            for m in reports:
+                for c in m.checks:
+                    if c.name == "reference" and c.verdict == "WARN":
+                        c.verdict = "PASS"
+                        c.message += " (not significant over the suite: no WARN)"
+        if any_partial and suite[-1].verdict == "PASS":
+            suite[-1].verdict = "INCONCLUSIVE"
+            suite[-1].message += " — on the runs that reached T only"
     isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
                  "child process from a fresh interpreter; environment, record and verdicts "
                  "in the judge")

@@ -66,9 +66,15 @@ ROWGEN_MAX_ROUNDS = 1_000
 LP_MAX_K = 500
 
 
+def _levels(M: PreferenceMatrix) -> int:
+    """L2 − L1 + 2: the number of values of l in the constraints of R_{i1}."""
+    Ls = np.sort(st.losses(M))
+    return int(Ls[1] - Ls[0] + 2)
+
+
 def _lp_rows_estimate(M: PreferenceMatrix) -> float:
-    """Rows of the family LP: ~3 families per arm, each a block of ~K/2 link rows."""
-    return 1.5 * M.K * M.K
+    """Rows of the family LP: ~one family per arm and level, each a block of ~K/2 rows."""
+    return 0.5 * M.K * M.K * _levels(M)
 
 
 def _fmt_seconds(t: float) -> str:
@@ -378,10 +384,12 @@ def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
     return WinnerSolve(i1, px, data, sol, x, stats)
 
 
-def estimate_seconds(K: int) -> float:
-    """Rough single-winner LP time at K arms on one quiet core (fit of the benchmark
-    table in docs/lower_bound.md: ~1.5 s at K = 136, growing like K⁴)."""
-    return 1.5 * (K / 136.0) ** 4
+def estimate_seconds(K: int, levels: int = 3) -> float:
+    """Rough single-winner LP time on one quiet core: K arms, ``levels`` = L2 − L1 + 2
+    values of l (docs/lower_bound.md "Scale"; a crude fit: ~1.5 s at K = 136 with 3
+    levels, the usual case for a random tournament, growing like K⁴ and like the square
+    of the number of levels — K = 136 with 36 levels took ~400 s on a loaded machine)."""
+    return 1.5 * (K / 136.0) ** 4 * (max(levels, 1) / 3.0) ** 2
 
 
 def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | None = None,
@@ -449,7 +457,7 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
         n = len(winners)
         raise DuelboundError(
             f"C* at K = {K} needs {n} LP(s) of ~{_lp_rows_estimate(M):.2g} rows each; estimated "
-            f"{_fmt_seconds(n * estimate_seconds(K))} on one core (limit K = {max_k}, "
+            f"{_fmt_seconds(n * estimate_seconds(K, _levels(M)))} on one core (limit K = {max_k}, "
             "docs/lower_bound.md 'Scale'); raise the limit (--max-k) to run it anyway")
     from tqdm import tqdm
 
