@@ -24,18 +24,8 @@ import numpy as np
 
 from duelbound.solvers import ecw_bound, lower_bound, lower_bound_interval
 from duelbound.theory import datasets
+from duelbound.theory.counts import sample_counts
 from duelbound.theory.generators import random_matrix
-
-
-def counts_from(mu: np.ndarray, n: np.ndarray | int, rng: np.random.Generator) -> np.ndarray:
-    """W_ab ~ Binomial(n_ab, µ_ab) for a < b, W_ba = n_ab − W_ab."""
-    K = mu.shape[0]
-    iu = np.triu_indices(K, 1)
-    nn = np.broadcast_to(np.asarray(n), iu[0].shape)
-    W = np.zeros((K, K), dtype=np.int64)
-    W[iu] = rng.binomial(nn, mu[iu])
-    W[iu[1], iu[0]] = nn - W[iu]
-    return W
 
 
 def timing(draw_counts: list[int]) -> None:
@@ -44,7 +34,7 @@ def timing(draw_counts: list[int]) -> None:
     P = K * (K - 1) // 2
     n = np.full(P, total // P)
     n[: total - n.sum()] += 1
-    W = counts_from(M.values, n, np.random.default_rng(1))
+    W = sample_counts(M.values, n, np.random.default_rng(1))
     print(f"`uptime`: {os.popen('uptime').read().strip()}")
     print(f"K = {K}, {int(n.sum())} comparisons ({n.min()}-{n.max()} per pair), "
           f"true C* = {lower_bound(M).value:.6g}\n")
@@ -97,7 +87,7 @@ def coverage(reps: int, draws: int, level: float, method: str, only: str | None,
         widths, pw = [], []
         t = time.perf_counter()
         for r in range(reps):
-            rep = lower_bound_interval(counts_from(mu, n, rng), level=level, method=method,
+            rep = lower_bound_interval(sample_counts(mu, n, rng), level=level, method=method,
                                        draws=draws, seed=r)
             up = math.inf if rep.cstar.upper is None else rep.cstar.upper
             hit += rep.cstar.lower <= truth <= up

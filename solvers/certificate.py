@@ -267,8 +267,10 @@ def _complete(M, i1, px, model, sol, max_rounds: int = 500):
     return sol
 
 
-def _exact_basis(data, sol, c: list[Fraction]):
+def _exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
     """Exact (column values, row duals) of the final basis of ``data`` (None if unusable).
+
+    ``dual=False`` solves the primal system only (the duals are returned as zeros).
 
     Nonbasic columns sit at a bound, nonbasic (active) rows at their right-hand side;
     B v_B = b − N v_N and Bᵀ y = c_B are solved by exact sparse elimination.  The
@@ -307,7 +309,8 @@ def _exact_basis(data, sol, c: list[Fraction]):
         rhs.append(b)
     try:
         vb = _sparse_solve(eqs, rhs)
-        yb = _sparse_solve([col_in[j] for j in basic], [c[j] for j in basic])
+        yb = (_sparse_solve([col_in[j] for j in basic], [c[j] for j in basic])
+              if dual else {})
     except (ValueError, ZeroDivisionError):
         return None
     zero = Fraction(0)
@@ -392,10 +395,30 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
     v, y = out
     if any(val < 0 for val in y):
         return None
-    # block of each λ column; Y_b and z_b from the duals
+    split = _split_compact_dual(data, y, px, i1)
+    if split is None:
+        return None
+    return _with_box_multipliers(v[:P], split[1], split[0], c)
+
+
+def _split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool = False):
+    """Rows and weights of explicit constraints of R_{i1} from a compact dual ``y``.
+
+    ``y`` holds one dual per row of ``data`` (Fractions, or floats with ``repair``).
+    Exact (``repair=False``): p_b = z_b / Y_b must lie in [0, 1] with Σ p_b ≥ m (dual
+    feasibility of the compact LP; None otherwise) and is trimmed to Σ = m.  With
+    ``repair`` (a floating-point dual): y is clipped to ≥ 0, p_b computed in floating
+    point, clipped to [0, 1], read as exact dyadic rationals and trimmed or padded to
+    Σ = m exactly — any nonnegative weights on genuine constraints make a valid dual
+    (:func:`verify` charges the excess of Aᵀy over c to the box multipliers w), so the
+    repair can only cost a little of the lower bound.  Returns (rows, weights) or None.
+    """
+    zero = Fraction(0)
+    if repair:
+        y = [float(v) if v > 0 else 0.0 for v in y]
     blk = {int(lam): (u.tolist(), xc.tolist(), cnt) for lam, u, xc, cnt in data.blocks}
     fam_rows = [r for r, k in enumerate(data.row_keys) if k is not None]
-    Y: dict[int, Fraction] = {lam: Fraction(0) for lam in blk}
+    Y: dict[int, Any] = {lam: (0.0 if repair else zero) for lam in blk}
     row_cols = {}
     for r in fam_rows:
         cols = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
@@ -403,7 +426,7 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
         for j in cols:
             if j in blk:
                 Y[j] += y[r]
-    link_dual: dict[tuple[int, int], Fraction] = {}
+    link_dual: dict[tuple[int, int], Any] = {}
     for r, k in enumerate(data.row_keys):
         if k is None and y[r]:
             u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
@@ -412,10 +435,19 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
     for lam, (u, _, cnt) in blk.items():
         if not Y[lam]:
             continue
-        p = [link_dual.get((lam, uj), Fraction(0)) / Y[lam] for uj in u]
-        excess = sum(p, Fraction(0)) - cnt
-        if excess < 0 or any(pj > 1 for pj in p):
+        if repair:
+            p = [Fraction(min(1.0, link_dual.get((lam, uj), 0.0) / Y[lam])) for uj in u]
+        else:
+            p = [link_dual.get((lam, uj), zero) / Y[lam] for uj in u]
+        excess = sum(p, zero) - cnt
+        if not repair and (excess < 0 or any(pj > 1 for pj in p)):
             return None  # not dual feasible on λ_b / u_bj
+        for t in range(len(p)):  # pad to Σ p = m (floating-point dual only)
+            if excess >= 0:
+                break
+            add = min(1 - p[t], -excess)
+            p[t] += add
+            excess += add
         for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
             if not excess:
                 break
@@ -427,12 +459,13 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
     for r in fam_rows:
         if not y[r]:
             continue
+        yr = Fraction(y[r]) if repair else y[r]
         parts, direct = [], []
         for j in row_cols[r]:
             if j in blk:
                 u, xc, cnt = blk[j]
                 parts.append((xc, p_of[j], cnt))
-            elif j < P:
+            elif j < data.n_pairs:
                 direct.append(j)
         shared = _shared_a_row(data.row_keys[r], px, i1)
         for wt, chosen in _hypersimplex_pieces(parts):
@@ -446,8 +479,8 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
                 if b_side:
                     cols.remove(b_side[-1])
             rows.append(cols)
-            ys.append(y[r] * wt)
-    return _with_box_multipliers(v[:P], ys, rows, c)
+            ys.append(yr * wt)
+    return rows, ys
 
 
 def _shared_a_row(key, px, i1) -> int | None:
@@ -478,6 +511,36 @@ def _interval_certificate(M, i1, px, model, sol, c) -> Certificate:
         x = [min(Fraction(1), v / lhs) for v in x]
     elif lhs <= 0:
         x = [Fraction(1)] * len(x)
+    return _with_box_multipliers(x, y, rows, c)
+
+
+def _float_certificate(ws, c: list[Fraction]) -> Certificate | None:
+    """Certificate from the floating-point solution of the LP that was solved (no exact solve
+    of the dual basis system).
+
+    Dual: HiGHS's row duals, clipped to ≥ 0, read as exact dyadic rationals and, for a
+    compact LP, split onto explicit constraints (:func:`_split_compact_dual` with
+    ``repair``); :func:`verify` then checks it exactly like any other (genuine rows,
+    y ≥ 0, Aᵀy − w ≤ c with w = max(0, Aᵀy − c)), and Σ y − Σ w is a rigorous lower
+    bound.  The numbers are short (dyadic, ~53 bits), where the exact dual carries the
+    long rational costs.  Primal: the float vertex snapped to denominators ≤
+    :data:`MAX_DENOMINATOR` (vertices here have small ones); the caller falls back to
+    the exact primal basis solve if that is not feasible.
+    """
+    data, sol = ws.data, ws.sol
+    if data is None or sol.y is None or len(sol.y) != data.n_rows:
+        return None
+    P = data.n_pairs
+    x = _snapped(sol.v[:P])
+    if data.blocks:
+        split = _split_compact_dual(data, sol.y.tolist(), ws.px, ws.i1, repair=True)
+        if split is None:
+            return None
+        rows, y = split
+    else:
+        rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+                for r in range(data.n_rows)]
+        y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
     return _with_box_multipliers(x, y, rows, c)
 
 

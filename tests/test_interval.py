@@ -21,18 +21,8 @@ from duelbound.solvers import ecw_bound, lower_bound, lower_bound_interval
 from duelbound.solvers.interval import _first_order_shares, _pair_pos
 from duelbound.theory import PreferenceMatrix, kl_half
 from duelbound.theory import structure as st
+from duelbound.theory.counts import sample_counts
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError
-
-
-def counts_from(mu: np.ndarray, n: int | np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """W with W_ab ~ Binomial(n_ab, µ_ab) for a < b and W_ba = n_ab − W_ab."""
-    K = mu.shape[0]
-    iu = np.triu_indices(K, 1)
-    nn = np.broadcast_to(np.asarray(n), iu[0].shape)
-    W = np.zeros((K, K), dtype=np.int64)
-    W[iu] = rng.binomial(nn, mu[iu])
-    W[iu[1], iu[0]] = nn - W[iu]
-    return W
 
 
 def half_width_tol(p: float, n: int, z: float = 4.0) -> float:
@@ -109,7 +99,7 @@ def cyclic_report():
     from duelbound.theory import datasets
 
     M = datasets.load("cyclic")
-    W = counts_from(M.values, 40, np.random.default_rng(5))
+    W = sample_counts(M.values, 40, np.random.default_rng(5))
     return W, lower_bound_interval(W, draws=400, seed=1)
 
 
@@ -180,7 +170,7 @@ def test_first_order_shares_on_a_known_model():
 def test_the_least_compared_costly_pair_dominates():
     mu = np.array([[0.5, 0.7, 0.65], [0.3, 0.5, 0.6], [0.35, 0.4, 0.5]])
     n = np.array([3000, 40, 3000])  # pairs (0,1), (0,2), (1,2)
-    W = counts_from(mu, n, np.random.default_rng(2))
+    W = sample_counts(mu, n, np.random.default_rng(2))
     rep = lower_bound_interval(W, draws=300, seed=0)
     top = rep.dominant(1)[0]
     assert {top.i, top.j} == {0, 2} and top.share > 0.5
@@ -273,7 +263,7 @@ def test_coverage_of_the_true_cstar_on_a_small_matrix():
     rng = np.random.default_rng(2024)
     hit = hit_e = 0
     for r in range(reps):
-        rep = lower_bound_interval(counts_from(mu, 150, rng), level=level, draws=200, seed=r)
+        rep = lower_bound_interval(sample_counts(mu, 150, rng), level=level, draws=200, seed=r)
         hit += rep.cstar.lower <= truth <= (rep.cstar.upper or math.inf)
         hit_e += rep.ecw.lower <= truth_e <= (rep.ecw.upper or math.inf)
     tol = 3.0 * math.sqrt(level * (1 - level) / reps)

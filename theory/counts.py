@@ -50,7 +50,8 @@ from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieErro
 from .io import load_json, read_table, read_text_file, short, write_table
 from .matrix import MAX_K, PreferenceMatrix, _check_arms, _fmt_entries
 
-__all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "MAX_COUNT",
+__all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
+           "MAX_COUNT",
            "WINNER_COLUMNS", "OUTCOME_COLUMNS"]
 
 #: Largest count accepted in one cell (2^48): sums of a row stay exact in int64 and every
@@ -274,6 +275,32 @@ class WinCounts:
 
 
 # -- reading a counts matrix ----------------------------------------------------------------
+def sample_counts(mu: Any, n: Any, rng: np.random.Generator) -> np.ndarray:
+    """Win counts drawn from a known matrix: W_ab ~ Binomial(n_ab, µ_ab), W_ba = n_ab − W_ab.
+
+    Parameters
+    ----------
+    mu : array_like or PreferenceMatrix
+        The true K×K preference matrix.
+    n : int or array_like
+        Comparisons per pair (a scalar, or one value per pair a < b in row-major order).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        K×K int64 wins, zero diagonal (what an experiment with these counts would log).
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    K = mu.shape[0]
+    iu = np.triu_indices(K, 1)
+    nn = np.broadcast_to(np.asarray(n), iu[0].shape)
+    W = np.zeros((K, K), dtype=np.int64)
+    W[iu] = rng.binomial(nn, mu[iu])
+    W[iu[1], iu[0]] = nn - W[iu]
+    return W
+
+
 def read_counts(path: str | os.PathLike[str], *, name: str | None = None) -> WinCounts:
     """Read a K×K matrix of wins (W_ij = times i beat j) from any matrix format.
 
