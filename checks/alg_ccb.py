@@ -7,7 +7,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, random_argmax
+from .alg_common import AlgorithmSpec, random_argmax, ucb_column
 from .alg_schedule import L_AT_MOST, L_BELOW, U_AT_LEAST, new_schedule, pop_due, refresh_slot
 from .environment import duel, finished
 
@@ -237,15 +237,9 @@ def run_ccb_core(env, rng, alpha, use_beaters):
         use_B = rng.random() < 0.5 and use_beaters
         only_B = use_B and bsize[c] > 0
         lt = math.log(t) if t > 1.0 else 0.0
-        for j in range(K):  # column c of U, as confidence_bounds computes it
+        ucb_column(W, c, alpha, lt, vals)
+        for j in range(K):
             mask[j] = (Bsets[c, j] or not only_B) and flags[2 * KK + j * K + c] and j != c
-            n = W[j, c] + W[c, j]
-            if j == c:
-                vals[j] = 0.5
-            elif n == 0:
-                vals[j] = 1.0
-            else:
-                vals[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
         d = random_argmax(vals, mask, rng)
         if d < 0 or (vals[d] < 0.5 and not only_B):
             d = c  # all arms: u_cc = 1/2 takes part; ties prefer j ≠ c, so c only wins outright

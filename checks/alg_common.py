@@ -63,6 +63,23 @@ def confidence_bounds(W: np.ndarray, alpha: float, t: float, U: np.ndarray,
 
 
 @nb.njit(cache=True)
+def ucb_column(W: np.ndarray, c: int, alpha: float, lt: float, out: np.ndarray) -> None:
+    """Column ``c`` of U into ``out``: u_jc = W_jc/n + sqrt(α ln t / n), 1 if unseen, ½ at j = c.
+
+    The same expression as :func:`confidence_bounds` ([Z15] Algorithm 1 / RUCB's UCB),
+    for the one column an algorithm's second arm is drawn from; ``lt`` is ln t (0 for t ≤ 1).
+    """
+    for j in range(W.shape[0]):
+        n = W[j, c] + W[c, j]
+        if j == c:
+            out[j] = 0.5
+        elif n == 0:
+            out[j] = 1.0
+        else:
+            out[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
+
+
+@nb.njit(cache=True)
 def mu_hat(W: np.ndarray, i: int, j: int) -> float:
     """µ̂_ij = W_ij / N_ij with 0/0 = 1/2 (docs/math.md §9)."""
     n = W[i, j] + W[j, i]

@@ -7,7 +7,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, random_argmax
+from .alg_common import AlgorithmSpec, random_argmax, ucb_column
 from .alg_schedule import AT_LEAST, new_schedule, pop_due, refresh
 from .environment import duel, finished
 
@@ -79,14 +79,7 @@ def run_rucb(env, rng, alpha):
                             break
                         pick -= 1
                     c += 1
-        for j in range(K):  # column c of U, as confidence_bounds computes it
-            n = W[j, c] + W[c, j]
-            if j == c:
-                col[j] = 0.5
-            elif n == 0:
-                col[j] = 1.0
-            else:
-                col[j] = W[j, c] / n + math.sqrt(alpha * lt / n)
+        ucb_column(W, c, alpha, lt, col)
         d = random_argmax(col, allowed, rng)
         duel(env, rng, c, d)
         if c != d:
