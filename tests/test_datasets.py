@@ -72,3 +72,16 @@ def test_cli_example_with_tie_needs_break_ties(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--break-ties" in err
     assert main(["structure", "--example", "arxiv6", "--break-ties", "1e-3"]) == 0
+
+
+def test_cite_keys_resolve_and_stated_gap_holds():
+    from importlib import resources
+
+    bib = resources.files("duelbound.solvers").joinpath("references.bib").read_text()
+    for name in datasets.names():
+        key = datasets.get(name).cite_key
+        assert key is None or f"{{{key}," in bib, (name, key)
+    # mslr5's note states its smallest gap: |µ_34 − 1/2| = 0.00999465 (typed from the paper)
+    gaps = np.abs(datasets.load("mslr5").values - 0.5) + np.eye(5)
+    assert np.unravel_index(gaps.argmin(), gaps.shape) in ((3, 4), (4, 3))
+    assert gaps.min() == pytest.approx(0.00999465, abs=1e-12)
