@@ -126,8 +126,9 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     # plot or JSON never shows an uncertified LP value (K > CERTIFY_MAX_K) as plain "C*".
     try:
         lb = lower_bound(M)
-        exact = lb.certificate.get("status") == "exact"
-        out["C*" if exact else "C* (uncertified)"] = float(lb.value)
+        # an interval certificate brackets the value within ~1e-15 (relative)
+        certified = lb.certificate.get("status") in ("exact", "interval")
+        out["C*" if certified else "C* (uncertified)"] = float(lb.value)
     except (DuelboundError, ImportError):
         pass
     try:

@@ -53,8 +53,10 @@ __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUME
 METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
 #: ``method="auto"`` picks this one (the faster in benchmarks/bench_lower_bound.py).
 AUTO_METHOD = "families"
-#: ``certify=None`` certifies up to this K (about 0.3 s there; see docs/lower_bound.md).
-CERTIFY_MAX_K = 32
+#: ``certify=None`` certifies up to this K, in exact arithmetic (~6 s per winner at
+#: K = 136, docs/lower_bound.md); ``certify=True`` above it starts with the
+#: floating-point (interval) certificate (:data:`~duelbound.solvers.certificate.EXACT_MAX_K`).
+CERTIFY_MAX_K = 136
 #: ``method="enumerate"`` refuses when one winner's R_{i1} has more constraints than this.
 ENUMERATE_MAX_ROWS = 20_000
 #: Row generation stops when no constraint is violated by more than this.
@@ -392,7 +394,7 @@ def estimate_seconds(K: int, levels: int = 3) -> float:
     return 1.5 * (K / 136.0) ** 4 * (max(levels, 1) / 3.0) ** 2
 
 
-def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | None = None,
+def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | str | None = None,
                 symbolic: bool = False, backend: str | None = None, progress: bool = False,
                 max_k: int | None = LP_MAX_K) -> LowerBoundResult:
     """The regret lower bound C* of [K16] Theorem 2 for every Copeland winner (docs/math.md §5).
@@ -407,9 +409,14 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
         generation with the sorting oracle, or every constraint written out (small K
         only).  ``"auto"`` is :data:`AUTO_METHOD` (``"families"``, the fastest in
         benchmarks/bench_lower_bound.py).
-    certify : bool, optional
-        Verify the value in exact rational arithmetic (:mod:`.certificate`);
-        default: when K ≤ :data:`CERTIFY_MAX_K`.
+    certify : bool or {"auto", "exact", "interval"}, optional
+        Certify the value (:mod:`.certificate`).  ``"exact"``: in exact rational
+        arithmetic (status ``"exact"``).  ``"interval"``: the floating-point certificate
+        first (HiGHS's duals read as exact dyadic rationals, split onto explicit
+        constraints and verified exactly; status ``"interval"`` with its ``width``,
+        ~1e-15 relative), the exact routes only if it fails.  ``True`` or ``"auto"``:
+        exact up to K = ``EXACT_MAX_K`` (136), interval above.  Default (None):
+        ``"auto"`` when K ≤ :data:`CERTIFY_MAX_K` (136), else none.
     symbolic : bool
         Also return C* as a sympy expression in the d_ij (requires an exact certificate).
     backend : str, optional
@@ -450,7 +457,18 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
     t0 = time.perf_counter()
     K = M.K
     default_certify = certify is None
-    certify = K <= CERTIFY_MAX_K if certify is None else bool(certify)
+    if certify is None:
+        mode = "auto"
+        certify = K <= CERTIFY_MAX_K
+    elif isinstance(certify, str):
+        if certify not in ("exact", "interval", "auto"):
+            raise UnknownNameError(f"unknown certify mode {certify!r}; choose True, False, "
+                                   "'exact', 'interval' or 'auto'")
+        mode, certify = certify, True
+    else:
+        mode, certify = "auto", bool(certify)
+    if symbolic:
+        mode = "exact"
     winners = st.copeland_winners(M)
     need_lp = certify or symbolic or method != "auto" or len(winners) == 1
     if need_lp and max_k is not None and K > max_k:
@@ -473,7 +491,7 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | No
     if certify:
         from .certificate import certify_lower_bound
 
-        cert = certify_lower_bound(M, solves)
+        cert = certify_lower_bound(M, solves, mode)
         internal = cert.pop("_internal")
         for i1, c in cert["per_winner"].items():
             if c["status"] == "exact":

@@ -92,6 +92,13 @@ def solver_costs(c: np.ndarray) -> tuple[np.ndarray, float]:
     return np.minimum(c * scale, COST_CAP), scale
 
 
+#: HiGHS options of :class:`PulpLP`.  Devex pricing in the dual simplex instead of the
+#: default (steepest edge / its Devex switch): on the final family LP of a one-winner
+#: K = 200 tournament (74 449 rows, 94 293 columns) 2.2 s vs 3.8 s from scratch, the same
+#: optimum and about the same iteration count (cheaper iterations); docs/lower_bound.md.
+HIGHS_OPTIONS = {"simplex_dual_edge_weight_strategy": 1}
+
+
 def _load_highs(h, data: LPData, costs: np.ndarray | None = None) -> None:
     """Columns and rows of ``data`` into a highspy model in two bulk calls.
 
@@ -161,6 +168,8 @@ class _BulkHiGHS(pulp.HiGHS):
     def buildSolverModel(self, lp):  # noqa: N802 (PuLP's name)
         self._owner._bind_indices()
         costs, self._owner.scale = solver_costs(self._owner.data.c)
+        for key, value in HIGHS_OPTIONS.items():
+            lp.solverModel.setOptionValue(key, value)
         _load_highs(lp.solverModel, self._owner.data, costs)
         self._owner._loaded_rows = self._owner.data.n_rows
         self._owner._loaded_cols = self._owner.data.n_cols

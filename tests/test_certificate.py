@@ -46,10 +46,16 @@ def test_perturbed_dual_fails():
     M = examples.load("cyclic")
     ws, c, cert = _exact(M, 0)
     k = next(r for r, v in enumerate(cert.y) if v > 0)
-    up = cm.Certificate(cert.x, cert.y, cert.w, cert.rows)
-    up.y[k] += Fraction(1, 10**6)  # violates A^T y - w <= c
+    g = cm._column_sums(cert.y, cert.rows, len(c))
+    w = [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]  # the multipliers, stated
+    up = cm.Certificate(cert.x, cert.y, w, cert.rows)
+    up.y[k] += Fraction(1, 10**6)  # violates A^T y - w <= c for the stated w
     assert not cm.verify(M, 0, ws.px, up, c)["checks"]["dual_feasible"]
-    down = cm.Certificate(cert.x, cert.y, cert.w, cert.rows)
+    derived = cm.Certificate(cert.x, cert.y, None, cert.rows)
+    derived.y[k] += Fraction(1, 10**6)  # w derived: feasible, but the bound drops
+    out = cm.verify(M, 0, ws.px, derived, c)
+    assert out["status"] == "interval" and out["lower"] < out["upper"]
+    down = cm.Certificate(cert.x, cert.y, w, cert.rows)
     down.y[k] -= Fraction(1, 10**6)  # feasible but the objectives differ
     out = cm.verify(M, 0, ws.px, down, c)
     assert out["status"] == "interval" and not out["checks"]["objectives_equal"]
@@ -131,3 +137,112 @@ def test_cbc_backend_family_generation_agrees():
     b = lower_bound(M, certify=True)
     assert b.certificate["status"] == "exact"
     assert a.value == pytest.approx(b.value, rel=1e-7)
+
+
+@settings(max_examples=15)
+@given(matrices(max_k=7))
+def test_float_dual_route_brackets_the_exact_value(M):
+    """The floating-point certificate (duals read as dyadic rationals, split and verified
+    exactly) must bracket the exact C*_{i1} with a tiny width, for every formulation."""
+    for m in ("families", "rowgen"):
+        for i1 in st.copeland_winners(M):
+            ws = solve_winner(M, i1, m)
+            exact = cm.certify_winner(M, ws, "exact")
+            fl = cm.certify_winner(M, ws, "interval")
+            assert exact["status"] == "exact"
+            assert fl["status"] in ("exact", "interval"), fl["checks"]
+            if fl["route"] == "float-dual":
+                assert fl["lower"] <= exact["value"] <= fl["upper"]
+                assert fl["upper"] - fl["lower"] <= 1e-9 * max(1, exact["value"])
+
+
+def test_certify_modes_of_lower_bound():
+    M = generators.random_matrix(12, 3, gap_range=(0.005, 0.45))
+    exact = lower_bound(M, certify=True)
+    iv = lower_bound(M, certify="interval").certificate
+    assert exact.certificate["status"] == "exact"
+    assert iv["status"] == "interval" and 0 <= iv["width"] <= 1e-9 * iv["upper_float"]
+    tol = 1e-12 * exact.value  # the floats of exact rationals
+    assert iv["lower_float"] - tol <= exact.value <= iv["upper_float"] + tol
+    assert {v["route"] for v in iv["per_winner"].values()} == {"float-dual"}
+    assert lower_bound(M, certify="exact").certificate["status"] == "exact"
+    with pytest.raises(Exception, match="certify mode"):
+        lower_bound(M, certify="bogus")
+
+
+def test_bare_certify_uses_the_interval_route_above_the_exact_limit(monkeypatch):
+    """certify=True is "auto": exact up to EXACT_MAX_K, the verified floating-point
+    certificate above (the limit is lowered here so that a small K exercises it)."""
+    monkeypatch.setattr(cm, "EXACT_MAX_K", 8)
+    M = generators.random_matrix(10, 0, gap_range=(0.005, 0.45))
+    res = lower_bound(M, certify=True)
+    cert = res.certificate
+    assert cert["status"] == "interval", cert
+    assert cert["lower_float"] <= res.value * (1 + 1e-12)
+    assert res.value <= cert["upper_float"] * (1 + 1e-12)
+    exact = lower_bound(M, certify="exact")
+    assert cert["lower_float"] <= exact.value * (1 + 1e-12)
+    assert exact.value <= cert["upper_float"] * (1 + 1e-12)
+
+
+def test_default_certifies_exactly_up_to_the_limit():
+    from duelbound.solvers.lower_bound import CERTIFY_MAX_K
+
+    assert CERTIFY_MAX_K == cm.EXACT_MAX_K  # the default is exact wherever it is on
+    M = generators.random_matrix(12, 1, gap_range=(0.005, 0.45))
+    assert lower_bound(M).certificate["status"] == "exact"
+
+
+_fracs = st_hyp.fractions(min_value=0, max_value=10, max_denominator=10**30)
+
+
+@settings(max_examples=60)
+@given(st_hyp.lists(st_hyp.tuples(_fracs, st_hyp.lists(st_hyp.integers(0, 5), min_size=1,
+                                                       max_size=4, unique=True)),
+                    max_size=12),
+       st_hyp.booleans())
+def test_column_sums_equal_plain_fraction_sums(rows, dyadic):
+    """Aᵀy by the grouped, unreduced-fraction sums (or the dyadic integer path) must
+    equal the plain Fraction sums, column by column."""
+    if dyadic:
+        rows = [(Fraction(float(v)), cols) for v, cols in rows]
+    y = [v for v, _ in rows]
+    cols = [c for _, c in rows]
+    want = [sum((v for v, cs in rows if p in cs), Fraction(0)) for p in range(6)]
+    assert cm._column_sums(y, cols, 6) == want
+
+
+def test_several_winners_only_the_minimum_needs_the_exact_route():
+    """C* = min_{i1} C*_{i1}: the argmin winner certified exactly, the others by a verified
+    lower bound above it; the overall value is exact and equals the all-exact one."""
+    M = examples.load("multi_winner")
+    auto = lower_bound(M, certify=True)
+    every = lower_bound(M, certify="exact")
+    cert = auto.certificate
+    assert cert["status"] == "exact" and every.certificate["status"] == "exact"
+    assert auto.value == every.value
+    low = {i: v for i, v in cert["per_winner"].items() if v["status"] == "interval"}
+    assert low, "the non-minimal winners should take the cheap route"
+    assert all(v["lower_float"] > auto.value for v in low.values())
+    assert all(v["status"] == "exact" for v in every.certificate["per_winner"].values())
+
+
+@pytest.mark.parametrize("mode, says", [("interval", "certified within ["),
+                                        ("exact", "certified exact"), (None, "certified exact")])
+def test_cli_certify_modes(capsys, mode, says):
+    from duelbound.cli import main
+
+    argv = ["bounds", "--example", "unique_copeland"] + (
+        ["--certify-mode", mode] if mode else ["--certify"])
+    assert main(argv) == 0
+    assert says in capsys.readouterr().out
+
+
+def test_cli_certify_refuses_an_unknown_mode(capsys):
+    from duelbound.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["bounds", "--example", "cyclic", "--certify-mode", "fast"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--certify-mode" in err and len(err.strip().splitlines()) == 1

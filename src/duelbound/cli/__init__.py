@@ -17,13 +17,23 @@ from collections.abc import Sequence
 from duelbound.theory.errors import DuelboundError
 
 
-def _subcommand_modules() -> list:
-    """Every module of this package that defines a subcommand, in ``ORDER``."""
+def _subcommand_modules(only: str | None = None) -> list:
+    """Every module of this package that defines a subcommand, in ``ORDER``.
+
+    ``only``: just the module of that command, when a module of that file name
+    (``check-claims`` → ``check_claims``) defines it — the commands import the solvers
+    and the simulator, and importing all of them for one command cost ~1 s of start-up.
+    """
     import pkgutil
 
+    names = [info.name for info in pkgutil.iter_modules(__path__)]
+    if only is not None and only.replace("-", "_") in names:
+        mod = importlib.import_module(f"{__name__}.{only.replace('-', '_')}")
+        if getattr(mod, "NAME", None) == only and hasattr(mod, "run"):
+            return [mod]
     mods = []
-    for info in pkgutil.iter_modules(__path__):
-        mod = importlib.import_module(f"{__name__}.{info.name}")
+    for name in names:
+        mod = importlib.import_module(f"{__name__}.{name}")
         if hasattr(mod, "NAME") and hasattr(mod, "run"):
             mods.append(mod)
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
@@ -39,7 +49,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``command`` alone when it names one."""
     from duelbound import __version__
 
     parser = _Parser(
@@ -49,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"duelbound {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in _subcommand_modules():
+    for mod in _subcommand_modules(command):
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
@@ -58,7 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    # the command is the first word when given first (the only global options, --help
+    # and --version, need every command: they fall back to the full parser)
+    parser = build_parser(words[0] if words and not words[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

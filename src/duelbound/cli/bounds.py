@@ -19,6 +19,7 @@ import argparse
 
 import numpy as np
 
+from duelbound.solvers.certificate import EXACT_MAX_K
 from duelbound.solvers.ecw import ecw_bound
 from duelbound.solvers.interval import DEFAULT_DRAWS, lower_bound_interval
 from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
@@ -48,7 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"LP formulation for C* (default: auto = {AUTO_METHOD})")
     cert = parser.add_mutually_exclusive_group()
     cert.add_argument("--certify", dest="certify", action="store_true", default=None,
-                      help=f"exact rational certificate (default: on for K <= {CERTIFY_MAX_K})")
+                      help=f"certify C* also above K = {CERTIFY_MAX_K} (default: exact "
+                           f"certificate on for K <= {CERTIFY_MAX_K}; above, a bare --certify "
+                           "uses the floating-point certificate verified exactly)")
+    cert.add_argument("--certify-mode", dest="certify", choices=("auto", "exact", "interval"),
+                      help=f"certify with this mode: exact (rational arithmetic), interval "
+                           f"(floating-point duals verified exactly; width ~1e-15, faster at "
+                           f"large K) or auto (exact up to K = {EXACT_MAX_K}, interval above; "
+                           "what --certify does)")
     cert.add_argument("--no-certify", dest="certify", action="store_false")
     parser.add_argument("--max-k", type=int, default=LP_MAX_K, metavar="K",
                         help=f"refuse up front (with a time estimate) when C* needs an LP "
@@ -71,8 +79,9 @@ def _cert_line(cert: dict) -> str:
     if s == "exact":
         return "certified exact for the rational inputs (primal, dual and objectives checked)"
     if s == "interval":
-        return (f"certified within [{cert['lower_float']:.12g}, {cert['upper_float']:.12g}]"
-                " (no exact basis certificate)")
+        return (f"certified within [{cert['lower_float']:.15g}, {cert['upper_float']:.15g}]"
+                f" (width {cert.get('width', float('nan')):.2g}; floating-point duals "
+                "verified exactly, no exact basis)")
     if s == "uncertified":
         return f"uncertified ({cert.get('reason') or 'certify=False'})"
     return f"FAILED: {cert.get('message', '')}"
