@@ -387,11 +387,13 @@ def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
 
 
 def estimate_seconds(K: int, levels: int = 3) -> float:
-    """Rough single-winner LP time on one quiet core: K arms, ``levels`` = L2 − L1 + 2
-    values of l (docs/lower_bound.md "Scale"; a crude fit: ~1.5 s at K = 136 with 3
-    levels, the usual case for a random tournament, growing like K⁴ and like the square
-    of the number of levels — K = 136 with 36 levels took ~400 s on a loaded machine)."""
-    return 1.5 * (K / 136.0) ** 4 * (max(levels, 1) / 3.0) ** 2
+    """Rough single-winner LP time on one core: K arms, ``levels`` = L2 − L1 + 2 values
+    of l (docs/lower_bound.md "Scale").  A crude fit to family generation with Devex
+    pricing on random tournaments (3 levels): ~1.2 s at K = 136, 3 s at K = 200, 9 s at
+    K = 300, 25–30 s at K = 500 (CPU seconds measured 1.0 / 2.5 / 8.5 / 23), growing like
+    K^2.5 and like the square of the number of levels (K = 136 with 36 levels took
+    ~400 s on a loaded machine before Devex)."""
+    return 1.2 * (K / 136.0) ** 2.5 * (max(levels, 1) / 3.0) ** 2
 
 
 def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | str | None = None,
