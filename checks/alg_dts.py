@@ -6,10 +6,52 @@ import math
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np.random.generator_core import next_uint64
 
 from .alg_common import AlgorithmSpec, kl_half_scalar, lcb_at_most_half, random_argmax
 from .alg_schedule import ABOVE, new_schedule, pop_due, refresh
 from .environment import duel, finished
+
+TWO53 = 9007199254740992.0  # 2**53: a uniform of the generator is k / 2**53, k < 2**53
+NBITS = 53
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+ONE64 = np.uint64(1)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (LLVM ctpop)."""
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
+        return builder.call(fn, args)
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM cttz)."""
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(1)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.cttz.i64")
+        return builder.call(fn, (args[0], ir.Constant(ir.IntType(1), 0)))
+    return types.uint64(types.uint64), codegen
+
+
+@nb.njit(cache=True)
+def _bits(rng):
+    """64 random bits: the next output of the run's generator (PCG64)."""
+    return next_uint64(rng.bit_generator)
+
+
+@nb.njit(cache=True)
+def _uniform(rng):
+    """The value ``rng.random()`` would return (numpy: (next 64 bits >> 11) / 2**53),
+    without numba's per-call overhead."""
+    return (_bits(rng) >> np.uint64(11)) * (1.0 / TWO53)
 
 
 @nb.njit(cache=True)
@@ -44,9 +86,10 @@ def _update_above_half(P, LQ, W, i, j, i_won):
 def _beta_above_half(W, P, LQ, rng, i, j):
     """θ ~ Beta(W_ij+1, W_ji+1) conditioned on θ > 1/2 (probability P_ij).
 
-    P_ij ≥ 1/4: rejection (≤ 4 draws on average). Otherwise, exactly and in O(1)
-    expected steps: with n = N_ij + 1 uniforms, Beta(W_ij+1, W_ji+1) is the
-    (W_ij+1)-th smallest, and θ > 1/2 ⇔ k = #{uniforms ≤ 1/2} ≤ W_ij, k ~ Bin(n, 1/2).
+    P_ij ≥ 1/2: rejection (≤ 2 draws on average). Otherwise, exactly with one Beta draw
+    and a short walk (the terms below W_ij fall geometrically): with n = N_ij + 1
+    uniforms, Beta(W_ij+1, W_ji+1) is the (W_ij+1)-th smallest, and θ > 1/2 ⇔
+    k = #{uniforms ≤ 1/2} ≤ W_ij, k ~ Bin(n, 1/2).
     Draw k from that binomial truncated to ≤ W_ij by inverting its CDF downwards from
     W_ij (pmf from ``LQ``, ratios pmf(k−1)/pmf(k) = k/(n−k+1)); given k, the n − k
     uniforms above 1/2 are iid U(1/2, 1), so θ = 1/2 + Beta(W_ij+1−k, W_ji+1)/2.
@@ -54,7 +97,9 @@ def _beta_above_half(W, P, LQ, rng, i, j):
     a = W[i, j] + 1.0
     b = W[j, i] + 1.0
     p = P[i, j]
-    if p >= 0.25:
+    if a == 1.0 and b == 1.0:  # no duel yet: Beta(1, 1) > 1/2 is uniform on (1/2, 1)
+        return 0.5 + 0.5 * _uniform(rng)
+    if p >= 0.5:
         while True:
             x = rng.beta(a, b)
             if x > 0.5:
@@ -67,7 +112,7 @@ def _beta_above_half(W, P, LQ, rng, i, j):
         lp += math.log((n - W[lo, hi]) / (W[lo, hi] + 1.0))
     k = a - 1.0
     pm = math.exp(lp)
-    target = rng.random() * p
+    target = _uniform(rng) * p
     acc = 0.0
     while True:
         acc += pm
@@ -79,75 +124,374 @@ def _beta_above_half(W, P, LQ, rng, i, j):
 
 
 @nb.njit(cache=True)
-def _draw_events(P, inC, outside, above, wins, rng):
-    """Draw the events θ_ij > 1/2 (i < j) of the pairs touching C (``outside`` False) or
-    of the pairs with neither arm in C (``outside`` True), as Bernoulli(P_ij), and add
-    them to the vote counts ``wins`` (θ_ji = 1 − θ_ij, so exactly one of i, j wins)."""
-    K = P.shape[0]
-    for i in range(K):
-        for j in range(i + 1, K):
-            if (inC[i] or inC[j]) != outside:
-                _draw_event(P, above, wins, rng, i, j)
+def _beta_above_level(W, P, LQ, rng, i, j, m, lm, l1m):
+    """For θ ~ Beta(W_ij+1, W_ji+1) conditioned on θ > 1/2 and a level 1/2 < m < 1 (lm =
+    log m, l1m = log(1 − m)): θ if θ > m, else -1 (then θ itself is not drawn).
+
+    As in :func:`_beta_above_half` with the level m in place of 1/2: with n = N_ij + 1,
+    θ > m ⇔ k ≤ W_ij for k ~ Bin(n, m), and given k, θ = m + (1 − m)·Beta(W_ij+1−k, W_ji+1).
+    One uniform u: target = u·P(θ > 1/2); the Bin(n, m) pmf is summed downwards from
+    k = W_ij; reaching the target at k means θ > m (probability P(θ > m)/P(θ > 1/2)) with
+    that k (the truncated binomial by inversion); the sum stops as soon as its
+    remaining terms — decreasing geometrically once their ratio
+    k(1 − m)/((n − k + 1)m) is below 1 — cannot reach the target (θ ≤ m).
+    """
+    a = W[i, j] + 1.0
+    b = W[j, i] + 1.0
+    p = P[i, j]
+    lo = min(i, j)
+    hi = max(i, j)
+    n = a + b - 1.0
+    lp = LQ[lo, hi]  # log pmf(n, W_lo,hi) at 1/2
+    if i != lo:
+        lp += math.log((n - W[lo, hi]) / (W[lo, hi] + 1.0))
+    # pmf at m of k = W_ij: C(n, k) m^k (1 − m)^(n − k), C(n, k) = pmf_{1/2} · 2^n
+    k = a - 1.0
+    pm = math.exp(lp + n * math.log(2.0) + k * lm + b * l1m)
+    q = (1.0 - m) / m
+    target = _uniform(rng) * p
+    acc = 0.0
+    while True:
+        acc += pm
+        if acc >= target:
+            return m + (1.0 - m) * rng.beta(a - k, b)
+        if k <= 0.0:
+            return -1.0
+        r = k / (n - k + 1.0) * q
+        pm *= r
+        k -= 1.0
+        if r < 1.0 and acc + pm / (1.0 - r) * (1.0 + 1e-9) < target:
+            return -1.0
 
 
 @nb.njit(cache=True)
-def _draw_candidate_events(P, inC, members, above, wins, rng):
-    """:func:`_draw_events` for the pairs touching C in O(K·|C|): the same pairs in the
-    same order (i < j, row by row), visiting only the columns in C (``members``,
-    increasing) of rows outside C."""
-    K = P.shape[0]
-    for i in range(K):
-        if inC[i]:
-            for j in range(i + 1, K):
-                _draw_event(P, above, wins, rng, i, j)
-        else:
-            for c in members:
-                if c > i:
-                    _draw_event(P, above, wins, rng, i, c)
+def _lane_prob(P, i, j):
+    """c with P(θ_ij > 1/2) = c / 2**53 exactly as ``rng.random() < P[lo, hi]`` draws it
+    for (lo, hi) = (min, max) of (i, j): c = ⌈P_lo,hi · 2**53⌉ for i < j, 2**53 − that else."""
+    lo = min(i, j)
+    hi = max(i, j)
+    c = np.int64(math.ceil(P[lo, hi] * TWO53))
+    return c if i == lo else np.int64(TWO53) - c
 
 
 @nb.njit(cache=True)
-def _draw_event(P, above, wins, rng, i, j):
-    """θ_ij > 1/2 as Bernoulli(P_ij), i < j, counted as a vote for i or j."""
-    e = rng.random() < P[i, j]
-    above[i, j] = e
-    above[j, i] = not e
-    if e:
-        wins[i] += 1.0
+def _set_lane(CP, ONE, i, j, c):
+    """Store c (0 ≤ c ≤ 2**53) as lane j of row i: bit planes CP[i, j // 64, b] hold the
+    bits of c from the most significant (b = 0: 2**52); ONE marks c = 2**53 (sure)."""
+    w = j >> 6
+    bit = ONE64 << np.uint64(j & 63)
+    if c >= np.int64(TWO53):
+        ONE[i, w] |= bit
+        c = 0
     else:
-        wins[j] += 1.0
+        ONE[i, w] &= ~bit
+    keep = ~bit
+    cu = np.uint64(c)
+    sh = np.uint64(j & 63)
+    for b in range(NBITS):  # branch-free: bit b of c (from the top) into lane j
+        CP[i, w, b] = (CP[i, w, b] & keep) | (((cu >> np.uint64(NBITS - 1 - b)) & ONE64) << sh)
 
 
 @nb.njit(cache=True)
-def _plus_tie_break(W, P, LQ, inC, above, wins, theta, drawn, rng, best, score, mask):
+def _set_pair(CP, ONE, P, i, j):
+    """Lanes (i, j) and (j, i) after P[i, j] changed."""
+    c = _lane_prob(P, i, j)
+    _set_lane(CP, ONE, i, j, c)
+    _set_lane(CP, ONE, j, i, np.int64(TWO53) - c)
+
+
+@nb.njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@nb.njit(cache=True)
+def _seed_bits(rng):
+    """State of the lane-bit generator (xoshiro256**), seeded from the run's generator."""
+    xs = np.zeros(4, np.uint64)
+    while (xs[0] | xs[1] | xs[2] | xs[3]) == 0:
+        for k in range(4):
+            xs[k] = _bits(rng)
+    return xs
+
+
+@nb.njit(cache=True)
+def _draw_word(CP, ONE, i, w, mask, xs):
+    """The events θ_ij > 1/2 of the lanes j of word w of row i selected by ``mask``, all at
+    once: lane j is [k_j < c_ij] with k_j a uniform 53-bit integer whose bits are drawn
+    from the most significant, one 64-bit random word per bit position for all lanes; a
+    lane is decided at its first bit differing from c_ij (k_j < c_ij iff k_j has the 0
+    there), lanes still equal after all 53 bits have k_j = c_ij (event false). Each lane
+    is Bernoulli(c_ij / 2**53) — the law of ``rng.random() < P`` — independently of the
+    other lanes; ≈ log2(64) + 1.3 words per call (every undecided lane is decided at each
+    bit with probability 1/2). The words come from xoshiro256** (state ``xs``, seeded
+    from the run's generator by :func:`_seed_bits`), inlined: 64 random bits cost about a
+    third of a call into the generator's bit generator here."""
+    out = ONE[i, w] & mask
+    und = mask & ~ONE[i, w]
+    s0, s1, s2, s3 = xs[0], xs[1], xs[2], xs[3]
+    b = 0
+    while und != 0 and b < NBITS:
+        r = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+        tt = s1 << np.uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= tt
+        s3 = _rotl(s3, 45)
+        cb = CP[i, w, b]
+        out |= und & ~r & cb
+        und &= ~(r ^ cb)
+        b += 1
+    xs[0], xs[1], xs[2], xs[3] = s0, s1, s2, s3
+    return out
+
+
+@nb.njit(cache=True)
+def _above_mask(i, w):
+    """The lanes j > i of word w."""
+    wi = i >> 6
+    if w < wi:
+        return np.uint64(0)
+    if w > wi:
+        return ALL
+    return (ALL << np.uint64(i & 63)) << ONE64
+
+
+@nb.njit(cache=True)
+def _add_column(VC, w, x):
+    """Add 1 to the bit-sliced counters of the lanes set in x (word w; VC[p, w] = bit p)."""
+    p = 0
+    while x != 0:
+        carry = VC[p, w] & x
+        VC[p, w] ^= x
+        x = carry
+        p += 1
+
+
+@nb.njit(cache=True)
+def _column_count(VC, j):
+    w = j >> 6
+    s = np.uint64(j & 63)
+    out = 0
+    for p in range(VC.shape[0]):
+        out += np.int64((VC[p, w] >> s) & ONE64) << p
+    return out
+
+
+@nb.njit(cache=True)
+def _draw_rows(CP, ONE, outside, inC, Cm, valid, EB, VC, votes, xs):
+    """Draw the events of the pairs touching C (``outside`` False) or of the pairs outside
+    C, each pair once: row i ∈ C takes the lanes j ∉ C and the lanes j ∈ C with j > i;
+    (``outside``) row i ∉ C the lanes j ∉ C with j > i. votes[i] += #{θ_ij > 1/2} of
+    its lanes, the other side (θ_ji > 1/2) is counted in column j's counter VC; the
+    drawn words are kept in EB (row of the pair: :func:`_drawn_above`)."""
+    K = inC.shape[0]
+    nw = Cm.shape[0]
+    for i in range(K):
+        if inC[i] == outside:
+            continue
+        s = 0
+        for w in range(nw):
+            out = valid[w] & ~Cm[w]
+            if outside:
+                out &= _above_mask(i, w)
+            else:
+                out |= Cm[w] & _above_mask(i, w)
+            e = np.uint64(0)
+            if out != 0:
+                e = _draw_word(CP, ONE, i, w, out, xs)
+                s += np.int64(_popcount(e))
+                _add_column(VC, w, out & ~e)
+            EB[i, w] = e
+        votes[i] += s
+
+
+@nb.njit(cache=True)
+def _drawn_above(EB, inC, i, j):
+    """θ_ij > 1/2 as drawn by :func:`_draw_rows`: in row i if j ∉ C ∋ i or both or neither
+    in C and i < j, else (θ_ji's word in row j) its complement."""
+    if inC[i] != inC[j]:
+        own = inC[i]
+    else:
+        own = i < j
+    if own:
+        return (EB[i, j >> 6] >> np.uint64(j & 63)) & ONE64 != 0
+    return (EB[j, i >> 6] >> np.uint64(i & 63)) & ONE64 == 0
+
+
+@nb.njit(cache=True)
+def _plus_tie_break(W, P, LQ, CP, ONE, inC, Cm, valid, EB, VC, votes, wins, theta, xs, rng,
+                    best, score, mask):
     """D-TS+'s tie-break ([W16] §4.3) among A = {i ∈ C : votes_i = best}: ζ̃ of every arm
-    (the remaining events are drawn now), θ_ij for the rows of A given their side of
-    1/2 (θ_ji = 1 − θ_ij shared between two rows of A), a1 = argmin_{i∈A} R̃_i with
+    (the events of the pairs outside C are drawn now), θ_ij for the rows of A given their
+    side of 1/2 (θ_ji = 1 − θ_ij shared between two rows of A), a1 = argmin_{i∈A} R̃_i with
     R̃_i = Σ_{j≠i} (ζ̃* − (ζ̃_i + ζ̃_j)/2) / d(θ_ij, 1/2); remaining ties at random."""
     K = W.shape[0]
-    _draw_events(P, inC, True, above, wins, rng)
-    zstar = wins.max() / (K - 1)
-    drawn[:, :] = False
+    _draw_rows(CP, ONE, True, inC, Cm, valid, EB, VC, votes, xs)
+    top = 0.0
+    for i in range(K):
+        wins[i] = votes[i] + _column_count(VC, i)
+        top = max(top, wins[i])
+    zstar = top / (K - 1)
     for i in range(K):
         mask[i] = inC[i] and wins[i] == best
+    for i in range(K):
         if mask[i]:
             r = 0.0
             for j in range(K):
                 if j == i:
                     continue
-                if not drawn[i, j]:
-                    if above[i, j]:
-                        th = _beta_above_half(W, P, LQ, rng, i, j)
-                    else:
-                        th = 1.0 - _beta_above_half(W, P, LQ, rng, j, i)
-                    theta[i, j] = th
-                    theta[j, i] = 1.0 - th
-                    drawn[i, j] = True
-                    drawn[j, i] = True
+                if mask[j] and j < i:  # drawn for row j already
+                    th = 1.0 - theta[j, i]
+                elif _drawn_above(EB, inC, i, j):
+                    th = _beta_above_half(W, P, LQ, rng, i, j)
+                else:
+                    th = 1.0 - _beta_above_half(W, P, LQ, rng, j, i)
+                theta[i, j] = th
                 rij = zstar - 0.5 * (wins[i] + wins[j]) / (K - 1)
-                r += rij / kl_half_scalar(theta[i, j])
+                r += rij / kl_half_scalar(th)
             score[i] = -r
     return random_argmax(score, mask, rng)
+
+
+@nb.njit(cache=True)
+def new_state(P, rng):
+    """The sampler's arrays for a run on K arms with probabilities P (P[i, j] = P(θ_ij > 1/2))."""
+    K = P.shape[0]
+    nw = (K + 63) // 64
+    CP = np.zeros((K, nw, NBITS), np.uint64)
+    ONE = np.zeros((K, nw), np.uint64)
+    for i in range(K):
+        for j in range(K):
+            if j != i:
+                _set_lane(CP, ONE, i, j, _lane_prob(P, i, j))
+    valid = np.zeros(nw, np.uint64)
+    for j in range(K):
+        valid[j >> 6] |= ONE64 << np.uint64(j & 63)
+    nplanes = 1
+    while (1 << nplanes) <= K:
+        nplanes += 1
+    return (CP, ONE, valid, np.zeros(nw, np.uint64), np.zeros((K, nw), np.uint64),
+            np.zeros((nplanes, nw), np.uint64), np.zeros(K, np.int64), np.zeros(K),
+            np.zeros((K, K)), np.empty(K), np.zeros(K, np.bool_), np.zeros(K, np.bool_),
+            np.zeros(nw, np.uint64), _seed_bits(rng))
+
+
+@nb.njit(cache=True)
+def choose(W, P, LQ, state, zeta, alt, plus, rng):
+    """One step of D-TS (D-TS+ when ``plus``): (a1, a2) given the counts W, the event
+    probabilities P (log pmf LQ, see :func:`_update_above_half`), ζ̂ (``zeta``) and
+    α ln t (``alt``). See :func:`run_dts` for what is drawn."""
+    CP, ONE, valid, Cm, EB, VC, votes, wins, theta, score, mask, inC, AL, xs = state
+    K = W.shape[0]
+    nw = valid.shape[0]
+    best = zeta.max()
+    nC = 0
+    a1 = -1
+    Cm[:] = 0
+    for i in range(K):
+        inC[i] = zeta[i] == best
+        if inC[i]:
+            if nC == 0:
+                a1 = i
+            nC += 1
+            Cm[i >> 6] |= ONE64 << np.uint64(i & 63)
+    if nC > 1:
+        VC[:, :] = 0
+        votes[:] = 0
+        _draw_rows(CP, ONE, False, inC, Cm, valid, EB, VC, votes, xs)
+        top = -1.0
+        nA = 0
+        for i in range(K):
+            if inC[i]:
+                wins[i] = votes[i] + _column_count(VC, i)
+                if wins[i] > top:
+                    top = wins[i]
+                    nA = 0
+                    a1 = i
+                nA += wins[i] == top
+        if nA > 1:
+            if plus:
+                a1 = _plus_tie_break(W, P, LQ, CP, ONE, inC, Cm, valid, EB, VC, votes, wins,
+                                     theta, xs, rng, top, score, mask)
+            else:
+                a1 = random_argmax(wins, inC, rng)
+    # Phase 2: a2 = argmax θ' over {i : l_{i a1} ≤ 1/2}, θ'_{a1 a1} = 1/2. Only the arms
+    # with θ' > 1/2 can beat a1: draw those events first (lanes of row a1: θ'_{i a1} > 1/2
+    # is θ_{a1 i} < 1/2), values only if ≥ 2 are up.
+    AL[:] = 0
+    for i in range(K):
+        if i != a1 and lcb_at_most_half(W, i, a1, alt):
+            AL[i >> 6] |= ONE64 << np.uint64(i & 63)
+    nup = 0
+    for w in range(nw):
+        if AL[w] != 0:
+            AL[w] &= ~_draw_word(CP, ONE, a1, w, AL[w], xs)
+            nup += np.int64(_popcount(AL[w]))
+    if nup == 0:
+        return a1, a1
+    if nup == 1:
+        for w in range(nw):
+            if AL[w] != 0:
+                return a1, w * 64 + np.int64(_ctz(AL[w]))
+    # ≥ 2 up: a2 is the arm of the largest θ' given θ' > 1/2, revealed record by record:
+    # the arms never dueled with a1 have θ' | θ' > 1/2 iid uniform on (1/2, 1), so their
+    # maximum (m of them) is 1/2 + V^(1/m)/2, at a uniformly chosen one; each other arm
+    # in turn only has to be checked against the running maximum (θ' itself is drawn only
+    # when it beats it, :func:`_beta_above_level`). The arms are independent, so the last
+    # record holder has the law of argmax θ'.
+    m = 0
+    for w in range(nw):
+        x = AL[w]
+        while x != 0:
+            i = w * 64 + np.int64(_ctz(x))
+            x &= x - ONE64
+            m += W[i, a1] + W[a1, i] == 0
+    top = 0.5
+    a2 = -1
+    pick = -1
+    first_arm = -1
+    if m > 0:
+        pick = min(int(_uniform(rng) * m), m - 1)
+        top = 0.5 + 0.5 * _uniform(rng) ** (1.0 / m)
+    else:  # start with the arm of the largest posterior mean: fewer records later
+        first = -1.0
+        for w in range(nw):
+            x = AL[w]
+            while x != 0:
+                i = w * 64 + np.int64(_ctz(x))
+                x &= x - ONE64
+                mean = (W[i, a1] + 1.0) / (W[i, a1] + W[a1, i] + 2.0)
+                if mean > first:
+                    first = mean
+                    a2 = i
+        first_arm = a2
+        top = _beta_above_half(W, P, LQ, rng, a2, a1)
+    lm = 0.0
+    l1m = 0.0
+    if top < 1.0:
+        lm = math.log(top)
+        l1m = math.log1p(-top)
+    for w in range(nw):
+        x = AL[w]
+        while x != 0:
+            i = w * 64 + np.int64(_ctz(x))
+            x &= x - ONE64
+            if W[i, a1] + W[a1, i] == 0:
+                if pick == 0 and a2 < 0:  # no other arm has beaten the maximum yet
+                    a2 = i
+                pick -= 1
+            elif i != first_arm and top < 1.0:
+                th = _beta_above_level(W, P, LQ, rng, i, a1, top, lm, l1m)
+                if th > top:
+                    top = th
+                    a2 = i
+                    if top < 1.0:
+                        lm = math.log(top)
+                        l1m = math.log1p(-top)
+    return a1, a2
 
 
 @nb.njit(cache=True, nogil=True)
@@ -162,34 +506,29 @@ def run_dts(env, rng, plus, alpha):
     for i ≠ a1, θ'_{a1 a1} = 1/2; a2 = argmax over {i : l_{i a1} ≤ 1/2} of θ'.
 
     Implementation (same law of the choices, different random stream than drawing
-    every θ): phase 1 draws only the events θ_ij > 1/2 it needs — those of the
-    pairs touching C, none when |C| = 1 — as Bernoulli(P(θ_ij > 1/2)), pair by pair
-    (i < j), with the probabilities updated exactly in O(1) per duel; D-TS+ draws
-    the remaining events and the θ values of the tied rows given those events only
-    when it must break a tie (θ_ji = 1 − θ_ij shared by two tied rows). Phase 2
-    draws the events θ'_{i a1} > 1/2 of the allowed arms (θ' of arms with
-    l_{i a1} > 1/2 are not drawn): none up gives a2 = a1, one up gives that arm, and
+    every θ): phase 1 draws only the events θ_ij > 1/2 it needs — those of the pairs
+    touching C, none when |C| = 1 — as Bernoulli(P(θ_ij > 1/2)), 64 pairs at a time
+    (:func:`_draw_word`: bit planes of the probabilities, kept exactly up to date in
+    O(1) per duel), votes counted by popcount along the rows and bit-sliced counters
+    down the columns; D-TS+ draws the remaining events and the θ values of the tied
+    rows given those events only when it must break a tie (θ_ji = 1 − θ_ij shared by two
+    tied rows). Phase 2 draws the events θ'_{i a1} > 1/2 of the allowed arms (θ' of arms
+    with l_{i a1} > 1/2 are not drawn): none up gives a2 = a1, one up gives that arm, and
     only with two or more are their values drawn, conditioned on > 1/2
-    (:func:`_beta_above_half`). ζ̂ is kept incrementally (:mod:`.alg_schedule`), and the
-    events of the pairs touching C are drawn in O(K·|C|).
+    (:func:`_beta_above_half`; the arms never dueled with a1 share one draw, the maximum
+    of uniforms). ζ̂ is kept incrementally (:mod:`.alg_schedule`).
     """
     K = env.mu.shape[0]
     T = env.clock[2]
     P = np.full((K, K), 0.5)
     LQ = np.full((K, K), -math.log(2.0))  # log P(Bin(1, 1/2) = 0)
-    above = np.zeros((K, K), np.bool_)
-    theta = np.zeros((K, K))
-    drawn = np.zeros((K, K), np.bool_)
-    inC = np.zeros(K, np.bool_)
-    members = np.empty(K, np.int64)
-    wins = np.zeros(K)
-    score = np.empty(K)
-    mask = np.zeros(K, np.bool_)
+    state = new_state(P, rng)
     # ζ̂ kept incrementally: uhalf[i·K + j] = (u_ij > 1/2), zeta[i] = Σ_j uhalf; a duel re-tests
     # its pair, the crossings of the others (radius growing with t) come from the schedule.
     uhalf = np.ones(K * K, np.bool_)  # N = 0: u = 1
     zeta = np.full(K, K - 1, np.int64)
     heap, size, due = new_schedule(K * K)
+    CP, ONE = state[0], state[1]
     while not finished(env):
         t = env.clock[0] + 1
         alt = alpha * math.log(t)  # the bounds of confidence_bounds, compared sqrt-free
@@ -198,53 +537,11 @@ def run_dts(env, rng, plus, alpha):
             uhalf[p] = True
             zeta[p // K] += 1
             p = pop_due(heap, size, due, t)
-        best = zeta.max()
-        nC = 0
-        a1 = -1
-        for i in range(K):
-            inC[i] = zeta[i] == best
-            if inC[i]:
-                if nC == 0:
-                    a1 = i
-                members[nC] = i
-                nC += 1
-        if nC > 1:
-            wins[:] = 0.0
-            _draw_candidate_events(P, inC, members[:nC], above, wins, rng)
-            top = -1.0
-            nA = 0
-            for i in range(K):
-                if inC[i]:
-                    if wins[i] > top:
-                        top = wins[i]
-                        nA = 0
-                        a1 = i
-                    nA += wins[i] == top
-            if nA > 1:
-                if plus:
-                    a1 = _plus_tie_break(env.W, P, LQ, inC, above, wins, theta, drawn, rng, top,
-                                         score, mask)
-                else:
-                    a1 = random_argmax(wins, inC, rng)
-        # Phase 2: a2 = argmax θ' over {i : l_{i a1} ≤ 1/2}, θ'_{a1 a1} = 1/2. Only the arms
-        # with θ' > 1/2 can beat a1: draw those events first, values only if ≥ 2 are up.
-        a2 = a1
-        nup = 0
-        for i in range(K):
-            up = (i != a1 and lcb_at_most_half(env.W, i, a1, alt)
-                  and rng.random() < P[i, a1])
-            mask[i] = up
-            if up:
-                nup += 1
-                a2 = i
-        if nup > 1:
-            for i in range(K):
-                if mask[i]:
-                    score[i] = _beta_above_half(env.W, P, LQ, rng, i, a1)
-            a2 = random_argmax(score, mask, rng)
+        a1, a2 = choose(env.W, P, LQ, state, zeta, alt, plus, rng)
         won = duel(env, rng, a1, a2)
         if a1 != a2:
             _update_above_half(P, LQ, env.W, a1, a2, won)
+            _set_pair(CP, ONE, P, a1, a2)
             tn = env.clock[0] + 1  # the next step's t
             zeta[a1] += refresh(ABOVE, env.W, a1, a2, alpha, tn, T, uhalf, heap, size, due)
             zeta[a2] += refresh(ABOVE, env.W, a2, a1, alpha, tn, T, uhalf, heap, size, due)
