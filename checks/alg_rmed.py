@@ -16,7 +16,12 @@ import numba as nb
 import numpy as np
 
 from duelbound.solvers.ecw import sorted_threshold
-from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_into
+from duelbound.solvers.oracle import (
+    cw_oracle_core,
+    ecw_oracle_into,
+    insert_sorted,
+    insert_sorted_indexed,
+)
 from duelbound.solvers.parametric import (
     CStarTracker,
     basis_still_optimal,
@@ -251,10 +256,7 @@ def _member_piece(N, mh, dh, L, i1, i2, logt, buf):
                 k = m - 1
             else:
                 k = n
-            while k > 0 and buf[k - 1] > v:
-                buf[k] = buf[k - 1]
-                k -= 1
-            buf[k] = v
+            insert_sorted(buf, k, v)
             n += 1
     if m > n:
         return np.inf
@@ -309,14 +311,9 @@ def _ecw_piece(mh, dh, L, l1, i1, i2, cbuf, ibuf):
     n = 0
     for j in range(K):
         if j != i2 and j != i1 and mh[i2, j] < 0.5:
+            # r_{j i2} = (L_j + L_i2 − 2 L1)/(2(K − 1)): the regret_matrix value, bit for bit
             c = ((L[j] + L[i2] - 2.0 * l1) / (2.0 * (K - 1))) / dh[j, i2]
-            k = n
-            while k > 0 and cbuf[k - 1] > c:
-                cbuf[k] = cbuf[k - 1]
-                ibuf[k] = ibuf[k - 1]
-                k -= 1
-            cbuf[k] = c
-            ibuf[k] = j
+            insert_sorted_indexed(cbuf, ibuf, n, c, j)
             n += 1
     if n < m or m < 1:
         return 0.0, 0, n, m

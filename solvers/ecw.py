@@ -38,7 +38,7 @@ from duelbound.theory import structure as st
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import ConventionMixin, regret_matrix
 
-from .oracle import losses_core
+from .oracle import insert_sorted_indexed, losses_core
 
 __all__ = ["threshold_core", "sorted_threshold", "ecw_winner_core", "ecw_winner_into",
            "ecw_core", "ecw_core_into", "ecw_bound", "ECWBoundResult"]
@@ -115,14 +115,7 @@ def ecw_winner_into(mu: np.ndarray, d: np.ndarray, r: np.ndarray, L: np.ndarray,
         n = 0
         for j in range(K):  # S = S_{i2} \\ {i1}, costs sorted ascending (stable)
             if j != i2 and j != i1 and mu[i2, j] < 0.5:
-                c = r[j, i2] / d[j, i2]
-                k = n
-                while k > 0 and cbuf[k - 1] > c:
-                    cbuf[k] = cbuf[k - 1]
-                    ibuf[k] = ibuf[k - 1]
-                    k -= 1
-                cbuf[k] = c
-                ibuf[k] = j
+                insert_sorted_indexed(cbuf, ibuf, n, r[j, i2] / d[j, i2], j)
                 n += 1
         if n < m or m < 1:
             continue

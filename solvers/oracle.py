@@ -42,6 +42,29 @@ import numpy as np
 
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
 
+
+@numba.njit(cache=True, inline="always")
+def insert_sorted(buf: np.ndarray, k: int, v: float) -> int:
+    """Insert v into the ascending ``buf[:k]`` (``buf[k]`` free), after the entries equal to
+    it (a stable insertion sort step); returns its position."""
+    while k > 0 and buf[k - 1] > v:
+        buf[k] = buf[k - 1]
+        k -= 1
+    buf[k] = v
+    return k
+
+
+@numba.njit(cache=True, inline="always")
+def insert_sorted_indexed(buf: np.ndarray, ibuf: np.ndarray, k: int, v: float, j: int) -> int:
+    """:func:`insert_sorted` carrying the index ``j`` along in ``ibuf``."""
+    while k > 0 and buf[k - 1] > v:
+        buf[k] = buf[k - 1]
+        ibuf[k] = ibuf[k - 1]
+        k -= 1
+    buf[k] = v
+    ibuf[k] = j
+    return k
+
 __all__ = [
     "kl_half_core", "losses_core", "regret_core", "l_range_core", "cw_oracle_core",
     "ecw_oracle_core", "ecw_oracle_into", "in_region", "Constraint", "tight_constraints", "as_mu",
@@ -194,12 +217,7 @@ def ecw_oracle_into(mu: np.ndarray, L: np.ndarray, i1: int, x: np.ndarray,
         n = 0
         for j in range(K):  # B = S_{i2} \\ {i1}, its x values insertion-sorted into buf
             if j != i2 and j != i1 and mu[i2, j] < 0.5:
-                v = x[i2, j]
-                k = n
-                while k > 0 and buf[k - 1] > v:
-                    buf[k] = buf[k - 1]
-                    k -= 1
-                buf[k] = v
+                insert_sorted(buf, n, x[i2, j])
                 n += 1
         if m > n:
             continue
