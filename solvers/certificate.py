@@ -212,7 +212,7 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
 
 class _ConstraintCheck:
     """Membership test "is this pair set one constraint of R_{i1}" (docs/math.md §5),
-    with the tournament read once (:func:`_is_constraint` per row re-read it)."""
+    with the tournament read once for all rows."""
 
     def __init__(self, mu: np.ndarray, i1: int, px):
         L = (mu < 0.5).sum(axis=1)
@@ -245,11 +245,6 @@ class _ConstraintCheck:
             if len(S) == max(0, self.L[i2] - l - (1 if i2 in I else 0)):
                 return True
         return False
-
-
-def _is_constraint(mu, i1, px, cols) -> bool:
-    """Is the pair set ``cols`` one constraint of R_{i1}: some (i2, l, I, S) of docs/math.md §5?"""
-    return _ConstraintCheck(mu, i1, px)(cols)
 
 
 def _sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[int, Fraction]:
@@ -396,7 +391,7 @@ def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
         return None
     x, y = out
     rows = [d.indices[d.indptr[r]:d.indptr[r + 1]].tolist() for r in range(d.n_rows)]
-    return _with_box_multipliers(x, y, rows, c)
+    return Certificate(x, y, None, rows)
 
 
 def _hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
@@ -458,7 +453,7 @@ def _compact_certificate(data, sol, c: list[Fraction], px=None,
     split = _split_compact_dual(data, y, px, i1)
     if split is None:
         return None
-    return _with_box_multipliers(v[:P], split[1], split[0], c)
+    return Certificate(v[:P], split[1], None, split[0])
 
 
 def _split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool = False):
@@ -552,12 +547,7 @@ def _shared_a_row(key, px, i1) -> int | None:
     return col if col >= 0 else None
 
 
-def _with_box_multipliers(x, y, rows, c) -> Certificate:
-    """The certificate (x, y, rows) with w = max(0, Aᵀy − c), left to :func:`verify`."""
-    return Certificate(x, y, None, rows)
-
-
-def _interval_certificate(M, i1, px, model, sol, c) -> Certificate:
+def _interval_certificate(M, i1, px, model, sol) -> Certificate:
     """Rationalised float dual (clipped to ≥ 0) and snapped, scaled-up float primal."""
     mu = np.ascontiguousarray(M.values)
     d = model.data
@@ -569,10 +559,10 @@ def _interval_certificate(M, i1, px, model, sol, c) -> Certificate:
         x = [min(Fraction(1), v / lhs) for v in x]
     elif lhs <= 0:
         x = [Fraction(1)] * len(x)
-    return _with_box_multipliers(x, y, rows, c)
+    return Certificate(x, y, None, rows)
 
 
-def _float_certificate(ws, c: list[Fraction]) -> Certificate | None:
+def _float_certificate(ws) -> Certificate | None:
     """Certificate from the floating-point solution of the LP that was solved (no exact solve
     of the dual basis system).
 
@@ -599,7 +589,7 @@ def _float_certificate(ws, c: list[Fraction]) -> Certificate | None:
         rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
                 for r in range(data.n_rows)]
         y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
-    return _with_box_multipliers(x, y, rows, c)
+    return Certificate(x, y, None, rows)
 
 
 def _snapped(x: np.ndarray) -> list[Fraction]:
@@ -610,7 +600,7 @@ def _snapped(x: np.ndarray) -> list[Fraction]:
 def _float_route(M, ws, c: list[Fraction]) -> tuple[dict[str, Any], Certificate | None]:
     """The floating-point certificate (:func:`_float_certificate`), verified; its primal
     replaced by the exact basic primal if the snapped one is not feasible."""
-    cert = _float_certificate(ws, c)
+    cert = _float_certificate(ws)
     if cert is None:
         return {"status": "failed"}, None
     res = verify(M, ws.i1, ws.px, cert, c)
@@ -689,7 +679,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         route = "basis-after-rowgen"
         res = verify(M, i1, px, cert, c) if cert is not None else {"status": "failed"}
     if res["status"] != "exact":
-        cert = _interval_certificate(M, i1, px, model, sol, c)
+        cert = _interval_certificate(M, i1, px, model, sol)
         res = verify(M, i1, px, cert, c)
         route = "interval"
     return _finish(res, cert, route, t0)

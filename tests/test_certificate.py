@@ -246,3 +246,15 @@ def test_cli_certify_refuses_an_unknown_mode(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--certify-mode" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_labels_the_winners_certified_by_a_lower_bound_only(capsys):
+    """The text output says which C*_{i1} are brackets (not the minimum) next to C* exact."""
+    from duelbound.cli import main
+
+    assert main(["bounds", "--example", "multi_winner"]) == 0
+    out = capsys.readouterr().out
+    notes = [ln for ln in out.splitlines() if "certified within" in ln]
+    assert len(notes) == 2 and all("not the minimum" in ln for ln in notes)
+    assert "C*_2 certified within" not in out  # winner 2 is the minimum, certified exactly
+    assert "certificate: certified exact" in out
