@@ -39,6 +39,7 @@ import flint
 import numpy as np
 
 from duelbound.theory import structure as st
+from duelbound.theory.errors import UnknownNameError
 
 from .formulations import constraint_families, rows_lp
 from .lp import PulpLP
@@ -646,7 +647,8 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     then its basis; (3) interval.
     """
     if mode not in ("auto", "exact", "interval"):
-        raise ValueError(f"unknown certificate mode {mode!r}")
+        raise UnknownNameError(f"unknown certificate mode {mode!r}; choose 'auto', 'exact' "
+                               "or 'interval'")
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
     _, _, c = exact_inputs(M, px)

@@ -168,6 +168,10 @@ def test_certify_modes_of_lower_bound():
     assert lower_bound(M, certify="exact").certificate["status"] == "exact"
     with pytest.raises(Exception, match="certify mode"):
         lower_bound(M, certify="bogus")
+    from duelbound.theory.errors import DuelboundError
+
+    with pytest.raises(DuelboundError, match="certificate mode 'bogus'"):
+        cm.certify_winner(M, solve_winner(M, st.copeland_winners(M)[0]), "bogus")
 
 
 def test_bare_certify_uses_the_interval_route_above_the_exact_limit(monkeypatch):
