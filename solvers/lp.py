@@ -25,6 +25,7 @@ import pulp
 from duelbound.theory.errors import SolverError
 
 from .formulations import LPData
+from .quiet import solver_stdout_guard
 
 __all__ = ["LPSolution", "PulpLP", "available_backend", "solve_direct", "solve_ecw_lp"]
 
@@ -146,13 +147,14 @@ def solve_direct(data: LPData, threads: int | None = None) -> LPSolution:
     import highspy
 
     t0 = time.perf_counter()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    if threads:
-        h.setOptionValue("threads", threads)
-    costs, scale = solver_costs(data.c)
-    _load_highs(h, data, costs)
-    h.run()
+    with solver_stdout_guard():  # highspy ≥ 1.16 prints a banner on construction
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        if threads:
+            h.setOptionValue("threads", threads)
+        costs, scale = solver_costs(data.c)
+        _load_highs(h, data, costs)
+        h.run()
     sol = _read_highs(h, "highspy", t0, scale)
     sol.objective = float(data.c @ sol.v)
     return sol
@@ -368,10 +370,13 @@ class PulpLP:
         t0 = time.perf_counter()
         self.n_solves += 1
         try:
-            if self.backend == "HiGHS" and self._loaded_rows and self.prob.solverModel:
-                self._solver.actualResolve(self.prob)
-            else:
-                self.prob.solve(self._solver)
+            # PuLP builds a Highs() per solve (banner on fd 1 with highspy ≥ 1.16); CBC
+            # runs as a subprocess that inherits fd 1: both inside the guard.
+            with solver_stdout_guard():
+                if self.backend == "HiGHS" and self._loaded_rows and self.prob.solverModel:
+                    self._solver.actualResolve(self.prob)
+                else:
+                    self.prob.solve(self._solver)
         except (pulp.PulpSolverError, RuntimeError, ValueError) as exc:
             raise SolverError(f"LP solver {self.backend} failed: {exc}") from None
         if self.prob.status != pulp.LpStatusOptimal:

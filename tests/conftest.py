@@ -34,3 +34,16 @@ def dataset_dir(tmp_path_factory) -> Path:
         lines += [" ".join(repr(v) for v in row) for row in d.rows]
         (folder / f"{name}.txt").write_text("\n".join(lines) + "\n")
     return folder
+
+
+@pytest.fixture
+def no_cluster(monkeypatch):
+    """Any attempt to start a Dask LocalCluster fails the test (a refusal must come first)."""
+    import dask.distributed
+    import distributed
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Dask cluster was started")
+
+    monkeypatch.setattr(dask.distributed, "LocalCluster", refuse)
+    monkeypatch.setattr(distributed, "LocalCluster", refuse)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from PIL import Image
@@ -40,16 +38,13 @@ def test_small_tournaments_are_graphs_with_named_arms(K, tmp_path):
     assert _pixels(tmp_path / "t.png") < MAX_PIXELS
 
 
-def test_k200_tournament_is_a_small_fast_heat_map(tmp_path):
-    """< 5 s of CPU (about 1 s measured; wall time on the shared 2-core test machine is
-    several times that under load, so it only gets a loose guard) and < 4 megapixels."""
+def test_k200_tournament_is_a_small_heat_map(tmp_path):
+    """A heat map (not a 200-node graph) of < 4 megapixels.  Its drawing time (about 1 s
+    of CPU) is measured by benchmarks, not asserted here."""
     M = random_matrix(200, seed=0, name="r200")
     out = tmp_path / "t200.png"
     assert main(["structure", "--example", "cyclic", "--plot", str(tmp_path / "t4.png")]) == 0
-    t0, c0 = time.perf_counter(), time.process_time()
     fig = draw_tournament(M, str(out))
-    assert time.process_time() - c0 < 5.0
-    assert time.perf_counter() - t0 < 60.0
     assert _pixels(out) < MAX_PIXELS
     ax = fig.axes[0]
     assert len(ax.images) == 1 and ax.images[0].get_array().shape == (200, 200)

@@ -6,7 +6,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 from hypothesis import given
@@ -83,9 +82,9 @@ def test_reader_sees_only_committed_rows_and_is_not_blocked(store):
         "INSERT INTO runs (task_key, matrix_hash, algorithm, params, T, sweep_seed, run, seed,"
         " status, attempts, version, finished_at) VALUES ('x', ?, 'u', '{}', 1, 0, 0, 1,"
         " 'failed', 1, 'v', 0)", (CYCLIC.content_hash(),))
-    t0 = time.perf_counter()
-    assert reader.count() == 0  # uncommitted row invisible, and WAL: no lock wait
-    assert time.perf_counter() - t0 < 0.15
+    # uncommitted row invisible, and WAL: no lock wait (a lock would make this reader,
+    # whose busy timeout is 0.2 s, raise "database is locked": the writer holds it throughout)
+    assert reader.count() == 0
     store._conn.execute("COMMIT")
     assert reader.count() == 1
     with pytest.raises(DuelboundError):
@@ -266,15 +265,13 @@ def test_read_only_folders_and_files_are_one_line(tmp_path, monkeypatch):
 
 
 # -- one sweep per store ----------------------------------------------------------------------
-def test_second_sweep_on_a_store_is_refused_with_its_owner(tmp_path):
+def test_second_sweep_on_a_store_is_refused_with_its_owner(tmp_path, no_cluster):
     from duelbound.checks.sweep import bounds_sweep, sweep
 
     path = tmp_path / "s.sqlite"
     with sweep_lock(path):
-        t0 = time.perf_counter()
-        with pytest.raises(DuelboundError) as exc:
+        with pytest.raises(DuelboundError) as exc:  # refused before any cluster starts
             sweep([CYCLIC], ["uniform"], 10, 1, 0, path)
-        assert time.perf_counter() - t0 < 5  # refused before any cluster starts
         text = _one_line(exc)
         assert "is in use by another sweep (pid" in text and str(os.getpid()) in text
         with pytest.raises(DuelboundError, match="in use by another sweep"):
