@@ -22,10 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 import pulp
 
+from duelbound.compat import require
 from duelbound.theory.errors import SolverError
 
 from .formulations import LPData
 from .quiet import solver_stdout_guard
+
+require("pulp", pulp.__version__)  # _BulkHiGHS below overrides PuLP internals
 
 __all__ = ["LPSolution", "PulpLP", "available_backend", "solve_direct", "solve_ecw_lp"]
 
