@@ -135,8 +135,9 @@ def new_environment_seed() -> int:
 
 def run_environment_seed(master: int, matrix: int, run: int) -> int:
     """Environment seed of run ``run`` on matrix ``matrix`` under ``master``."""
+    # shift the Python int: numpy < 2 refuses uint64 >> int (no safe common type)
     return int(np.random.SeedSequence([int(master), int(matrix), int(run), 7]
-                                      ).generate_state(1, np.uint64)[0] >> 1)
+                                      ).generate_state(1, np.uint64)[0]) >> 1
 
 
 def _child_env(token: str) -> dict[str, str]:

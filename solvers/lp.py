@@ -248,7 +248,9 @@ class PulpLP:
     def _append_columns(self, start: int, stop: int) -> None:
         d = self.data
         # zero-padded names: PuLP orders variables by name, so name order = column order
-        self.vars += [self.prob.add_variable(
+        # PuLP ≥ 3.3.1 creates variables through the problem (LpVariable(...) deprecated)
+        add = getattr(self.prob, "add_variable", None) or pulp.LpVariable
+        self.vars += [add(
             f"v{k:07d}", lowBound=float(d.lb[k]),
             upBound=float(d.ub[k]) if np.isfinite(d.ub[k]) else None)
             for k in range(start, stop)]

@@ -167,6 +167,7 @@ def random_tournament(K: int, rng: np.random.Generator, *, condorcet: bool | Non
     if condorcet is True:
         n_winners, l1 = 1, 0
     if l1 is None:
+        assert n_winners is not None  # both None was handled above
         lo = max(1 if condorcet is False else 0, (n_winners or 1) // 2)
         options = [v for v in range(lo, (K - 1) // 2 + 1)
                    if _balanced_rest(K, n_winners, v) is not None]

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -165,7 +166,16 @@ def convert(value: float, src: str, dst: str, M: PreferenceMatrix | None = None,
     return Conversion(value * f, dst, f, exact, note)
 
 
-_R = TypeVar("_R")
+class BoundResultLike(Protocol):
+    """What :func:`restate` needs of a bound result (a dataclass with these fields)."""
+
+    value: float
+    per_winner: Mapping[int, float]
+    winners: Sequence[int]
+    convention: str
+
+
+_R = TypeVar("_R", bound=BoundResultLike)
 
 
 def restate(result: _R, convention: str, M: PreferenceMatrix | None = None) -> _R:
@@ -183,14 +193,17 @@ def restate(result: _R, convention: str, M: PreferenceMatrix | None = None) -> _
         return result
     c = convert(1.0, src, convention, M, upper=False)
     if not c.exact:
+        assert M is not None  # convert() is exact without a matrix only
         lo, hi = ratio_range(M, src, convention)
         raise DuelboundError(
             f"no exact {src} -> {convention} restatement on this matrix: the per-pair ratio "
             f"ranges over [{lo:.6g}, {hi:.6g}]; tables show a labelled loose bound instead "
             f"(bound_table(..., convention={convention!r}))")
     f = c.factor
-    return dataclasses.replace(result, value=result.value * f, convention=convention,
-                               per_winner={k: v * f for k, v in result.per_winner.items()})
+    assert f is not None  # an exact conversion has its factor
+    return cast(_R, dataclasses.replace(
+        cast(Any, result), value=result.value * f, convention=convention,
+        per_winner={k: v * f for k, v in result.per_winner.items()}))
 
 
 class ConventionMixin:
@@ -205,6 +218,12 @@ class ConventionMixin:
 
     #: Name of the quantity in reprs, e.g. ``"C*"``.
     quantity = "value"
+    # Fields of the dataclasses that use the mixin (annotations only: a plain class's
+    # annotations do not become fields of a dataclass subclass).
+    value: float
+    per_winner: Mapping[int, float]
+    winners: Sequence[int]
+    convention: str
 
     def in_convention(self, convention: str, M: PreferenceMatrix | None = None) -> Any:
         """This result restated exactly in ``convention`` (see :func:`restate`)."""
