@@ -31,8 +31,8 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
