@@ -568,7 +568,6 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     ``revive()`` is called every 5 s and while no worker is available (local cluster:
     replaces worker processes that are gone for good, see :class:`_Reviver`).
     """
-    import asyncio
     from collections import deque
 
     from dask.distributed import wait
@@ -632,7 +631,7 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
         # future and block forever (benchmarks/bench_sweep.py with 200 tiny tasks)
         try:
             done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             continue
         for fut in done:
             key, attempt = pending.pop(fut)

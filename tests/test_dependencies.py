@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,7 +12,6 @@ from duelbound.compat import SUPPORTED, require
 from duelbound.theory.errors import DuelboundError
 
 REPO = Path(__file__).resolve().parents[1]
-tomllib = pytest.importorskip("tomllib") if sys.version_info >= (3, 11) else None
 
 
 @pytest.mark.parametrize("package, version, ok", [
@@ -35,7 +34,6 @@ def test_installed_versions_are_supported():
     require("numba", numba.__version__)
 
 
-@pytest.mark.skipif(tomllib is None, reason="tomllib needs Python 3.11")
 def test_pyproject_caps_match_the_import_time_check():
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     for package, (low, high) in SUPPORTED.items():
