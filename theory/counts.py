@@ -104,24 +104,24 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
         raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
     arms = _check_arms(names, K)
     if raw.dtype.kind == "f":
-        bad = [tuple(map(int, e)) for e in np.argwhere(~np.isfinite(raw))]
+        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(raw))]
         if bad:
             raise InvalidMatrixError(f"non-finite counts at {_pairs_text(arms, bad)}",
                                      "non-finite", bad)
-    bad = [tuple(map(int, e)) for e in np.argwhere(raw < 0)]
+    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw < 0)]
     if bad:
         raise InvalidMatrixError(f"negative counts at {_pairs_text(arms, bad)} (e.g. "
                                  f"{raw[bad[0]]!r}); counts are numbers of wins",
                                  "negative-count", bad)
     if raw.dtype.kind == "f":
-        bad = [tuple(map(int, e)) for e in np.argwhere(raw != np.floor(raw))]
+        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw != np.floor(raw))]
         if bad:
             looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
             hint = ("; this looks like a preference matrix (probabilities): read it as a "
                     "matrix, not as counts") if looks else ""
             raise InvalidMatrixError(f"non-integer counts at {_pairs_text(arms, bad)} (e.g. "
                                      f"{raw[bad[0]]!r}){hint}", "non-integer-count", bad)
-    bad = [tuple(map(int, e)) for e in np.argwhere(raw > MAX_COUNT)]
+    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw > MAX_COUNT)]
     if bad:
         raise InvalidMatrixError(f"counts above {MAX_COUNT} at {_pairs_text(arms, bad)}",
                                  "too-large", bad)

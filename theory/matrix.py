@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -105,8 +106,8 @@ def _check_arms(arms: Any, K: int) -> tuple[str, ...] | None:
     if bad:
         raise InvalidMatrixError(f"arm names must be non-empty strings, got {bad[0]!r}", "arms")
     names = tuple(n.strip() for n in names)
-    seen: set[str] = set()
-    dups = sorted({n for n in names if n in seen or seen.add(n)})
+    counts = Counter(names)
+    dups = sorted(n for n, c in counts.items() if c > 1)
     if dups:
         raise InvalidMatrixError(f"arm names must be unique; repeated: {', '.join(dups)}",
                                  "arms")
@@ -131,12 +132,12 @@ def _validate(arr: np.ndarray, atol: float) -> None:
         raise InvalidMatrixError(f"need at least K = 2 arms, got K = {K}", "too-small")
     if K > MAX_K:
         raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
-    bad = [tuple(map(int, e)) for e in np.argwhere(~np.isfinite(arr))]
+    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(arr))]
     if bad:
         raise InvalidMatrixError(f"non-finite entries (NaN/inf) at {_fmt_entries(bad)}",
                                  "non-finite", bad)
     _check_scale(arr, atol)
-    bad = [tuple(map(int, e)) for e in np.argwhere((arr < 0.0) | (arr > 1.0))]
+    bad = [(int(e[0]), int(e[1])) for e in np.argwhere((arr < 0.0) | (arr > 1.0))]
     if bad:
         raise InvalidMatrixError(
             f"entries outside [0, 1] at {_fmt_entries(bad)} "
@@ -265,7 +266,7 @@ class PreferenceMatrix:
             arms = values.arms
         arr = _as_float_array(values)
         _validate(arr, atol)
-        self.arms = _check_arms(arms, arr.shape[0])
+        self.arms: tuple[str, ...] | None = _check_arms(arms, arr.shape[0])
         arr = _canonicalise(arr)
         ties = [(int(i), int(j)) for i, j in np.argwhere(np.triu(arr == 0.5, 1))]
         if ties and break_ties is None:
