@@ -344,13 +344,13 @@ class BoundTable:
                      Column("factor", "factor", align="l", width=40.0),
                      Column("source", "source", align="l", width=110.0)]
         for r, e in enumerate(self.entries):
-            name = Markup(e.matrix, latex_escape(e.matrix))  # a name, not notation
-            cols.append(Column(f"m{r}", name, group=name, sub="value"))
-            cols.append(Column(f"m{r}:ratio", f"{e.matrix} / C*", fmt=".4g", group=name,
+            group = Markup(e.matrix, latex_escape(e.matrix))  # a name, not notation
+            cols.append(Column(f"m{r}", group, group=group, sub="value"))
+            cols.append(Column(f"m{r}:ratio", f"{e.matrix} / C*", fmt=".4g", group=group,
                                sub=_PER_CSTAR))
             if self.log_T is not None:
                 cols.append(Column(f"m{r}:T", f"{e.matrix} at T", unit="regret",
-                                   group=name, sub=_AT_T))
+                                   group=group, sub=_AT_T))
         head: dict[str, Any] = {"bound": Cell(None, notes=(bmark["C*"],), text=C_STAR)}
         if long:
             head.update(_meta(KIND_LOG_T, "log T", "komiyama", [e.lower_converted for e in
@@ -591,7 +591,7 @@ def plot_bounds(bt: BoundTable, path: str | None = None):
                hatch="//" if order else None, edgecolor="black", linewidth=0.4)
     for r, e in enumerate(bt.entries):
         ax.hlines(e.lower_converted.value, r - 0.45, r + 0.45, colors="black",
-                  linestyles="--", label="C* (lower bound)" if r == 0 else None)
+                  linestyles="--", label="C* (lower bound)" if r == 0 else "_nolegend_")
     ax.set_yscale("log")
     shown = [e.conversions[k].value for e in bt.entries for k in ks]
     shown += [e.lower_converted.value for e in bt.entries]

@@ -593,7 +593,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
 
     # plug-in on µ̂
     undefined = never.size or np.any(sign == 0)
-    Mhat = None
+    Mhat: PreferenceMatrix | None = None
     if undefined:
         tied = [(int(iu[0][k]), int(iu[1][k])) for k in np.flatnonzero((sign == 0) & (n > 0))]
         if never.size:
@@ -632,14 +632,13 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     # and +inf are fine on ranks), and the delta method at the plug-in
     share = _first_order_shares(P, stats.rankdata(cs_q), SENSITIVITY_BINS)
     local = None
-    if lb is not None:
-        a, b = iu
+    if lb is not None and Mhat is not None:
         # log(µ/(1 − µ)) is infinite at µ̂ ∈ {0, 1} (a pair won n:0): evaluate it 1/(n + 2)
         # inside, at the posterior mean of a pair won n:0
         m = np.clip(mu_hat, 1.0 / (n + 2.0), 1.0 - 1.0 / (n + 2.0))
-        dd = kl_half_core(Mhat.values)[a, b]
-        rr = regret_core(np.ascontiguousarray(Mhat.values))[a, b]
-        grad = rr * lb.allocation[a, b] * np.abs(np.log(m / (1.0 - m))) / dd
+        dd = kl_half_core(Mhat.values)[iu]
+        rr = regret_core(np.ascontiguousarray(Mhat.values))[iu]
+        grad = rr * lb.allocation[iu] * np.abs(np.log(m / (1.0 - m))) / dd
         v = (grad * sd) ** 2
         local = v / v.sum() if v.sum() > 0 else np.zeros_like(v)
 

@@ -46,7 +46,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -146,6 +146,7 @@ def latex_text(text: Text | None) -> str:
     out, pos = [], 0
     for m in _MATH_RE.finditer(text):
         out.append(latex_escape(text[pos:m.start()]))
+        assert m.lastindex is not None  # one alternative (group) matched
         tex = _MATH_TOKENS[m.lastindex - 1][1]
         out.append(tex if tex is not None else _subscript(m.group(0)))
         pos = m.end()
@@ -252,9 +253,9 @@ class Table:
     title: Text
     columns: list[Column]
     rows: list[dict[str, Any]]
-    footnotes: dict[str, Text] = field(default_factory=dict)
+    footnotes: Mapping[str, Text] = field(default_factory=dict)
     convention: str | None = None
-    notes: list[Text] = field(default_factory=list)
+    notes: Sequence[Text] = field(default_factory=list)
     index: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
