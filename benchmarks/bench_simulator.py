@@ -18,7 +18,7 @@ with ours re-timed at that horizon (per-duel cost changes with t, so equal horiz
 are the fair comparison).
 
 ``--readings`` measures the regret distributions behind docs/simulator.md, "Readings":
-``scb``: ours, its two switchable readings (``alg_scb.run_scb_core``) and duelpy's SCB
+``scb``: ours, its two switchable readings (``algorithms.scb.run_scb_core``) and duelpy's SCB
 on ``cyclic`` and ``unique_copeland``; ``ecw``: ECW-RMED with ``membership="RE"`` vs
 ``"R"`` on ``cyclic``, ``mslr5`` and a random K = 16 tournament (Mann–Whitney U test).
 Prints markdown tables.
@@ -37,8 +37,8 @@ from types import ModuleType
 
 import numpy as np
 
-from duelbound.checks.environment import make_env, make_rng
-from duelbound.checks.simulator import ALGORITHMS, run_seeds, run_single
+from duelbound.checks.simulate.environment import make_env, make_rng
+from duelbound.checks.simulate.simulator import ALGORITHMS, run_seeds, run_single
 from duelbound.theory import datasets, examples, generators
 from duelbound.theory.regret import regret_matrix
 
@@ -78,14 +78,21 @@ def load_previous(rev: str) -> dict:
     root = Path(tempfile.gettempdir()) / f"duelbound_prev_{sha[:12]}"
     pkg = root / "duelbound_prev"
     pkg.mkdir(parents=True, exist_ok=True)
-    names = subprocess.run(["git", "ls-tree", "--name-only", sha, "checks/"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split()
-    modules = [Path(n).name for n in names if Path(n).name.startswith("alg_")]
-    for name in modules:
-        text = subprocess.run(["git", "show", f"{sha}:checks/{name}"], cwd=REPO,
+    # the algorithms are checks/alg_*.py before the layout of issue 21 and
+    # checks/simulate/algorithms/*.py after it; either way they become duelbound_prev.*
+    modules = {}
+    for folder, keep in (("checks/", "alg_"), ("checks/simulate/algorithms/", "")):
+        names = subprocess.run(["git", "ls-tree", "--name-only", sha, folder], cwd=REPO,
+                               capture_output=True, text=True, check=True).stdout.split()
+        modules.update({Path(n).name: n for n in names if n.endswith(".py")
+                        and Path(n).name.startswith(keep) and Path(n).name != "__init__.py"})
+    for name, path in modules.items():
+        text = subprocess.run(["git", "show", f"{sha}:{path}"], cwd=REPO,
                               capture_output=True, text=True, check=True).stdout
         # the environment (duel, regret accounting) is the current one: only algorithms differ
-        text = text.replace("from .environment import", "from duelbound.checks.environment import")
+        env = "duelbound.checks.simulate.environment"
+        text = text.replace("from .environment import", f"from {env} import")
+        text = text.replace("from duelbound.checks.simulate.algorithms.", "from duelbound_prev.")
         target = pkg / name
         if not target.exists() or target.read_text() != text:
             target.write_text(text)
@@ -230,7 +237,7 @@ def _summary(x) -> str:
 
 
 def readings_scb(args) -> None:
-    from duelbound.checks import alg_scb
+    from duelbound.checks.simulate.algorithms import scb as alg_scb
 
     variants = {"ours (anytime radius, restart per round)": (True, False),
                 "fixed-n radius": (False, False),

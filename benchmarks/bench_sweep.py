@@ -38,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from duelbound.checks.simulator import run_single
-from duelbound.checks.store import SweepStore
-from duelbound.checks.sweep import local_cluster_config, sweep
+from duelbound.checks.simulate.simulator import run_single
+from duelbound.checks.sweep.runner import local_cluster_config, sweep
+from duelbound.checks.sweep.store import SweepStore
 from duelbound.theory import examples
 
 HERE = Path(__file__).resolve().parent
@@ -81,7 +81,7 @@ def _measure(M, T: int, tasks: int, empty_tasks: int, workers: int, tmp: Path) -
                          host="127.0.0.1", silence_logs=logging.CRITICAL) as cluster, \
             Client(cluster) as client:
         addr = cluster.scheduler_address
-        client.run(lambda: __import__("duelbound.checks.simulator"))
+        client.run(lambda: __import__("duelbound.checks.simulate.simulator"))
         sweep([M], ["uniform"], 1000, 2 * workers, 999, tmp / f"warm{workers}.sqlite",
               scheduler=addr)
         store = tmp / f"bench{workers}.sqlite"

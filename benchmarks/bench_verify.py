@@ -3,7 +3,7 @@
 Measures, for a trivial algorithm (select returns (0, 1), update does nothing):
 
 - ``bare``: the select/update loop in one process, no environment (the ceiling);
-- ``judge select`` / ``judge duel``: :func:`duelbound.checks.judge.judge_run` end to
+- ``judge select`` / ``judge duel``: :func:`duelbound.checks.verify.judge.judge_run` end to
   end — child process, shared-memory mailbox, outcomes drawn in the judge, record kept;
 - ``pipe``: the same exchange over two os.pipe()s with 8-byte struct messages
   (the alternative the mailbox was chosen over).
@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from duelbound.checks.judge import judge_run
+from duelbound.checks.verify.judge import judge_run
 from duelbound.theory import examples
 
 TRIVIAL = """
@@ -146,7 +146,7 @@ def _bare_rate(a, n=20_000) -> float:
 
 def suite(tmp: str) -> None:
     """Wall time of ``verify`` with the defaults for an algorithm doing 20k duels/s alone."""
-    from duelbound.checks.harness import verify
+    from duelbound.checks.verify import verify_algorithm
 
     ns: dict = {}
     exec(TRIVIAL, ns)  # noqa: S102 — our own constant
@@ -157,7 +157,7 @@ def suite(tmp: str) -> None:
         fh.write(textwrap.dedent(TRIVIAL.replace("WORK = 100", f"WORK = {work}")))
     rate = _bare_rate(ns["Busy"](4, 1, 0, work))
     t0 = time.perf_counter()
-    r = verify("bench_busy:busy", progress=False)
+    r = verify_algorithm("bench_busy:busy", progress=False)
     print(f"default verify of a {rate:,.0f}-duels/s algorithm (T = {r.T}, {r.runs} runs, "
           f"{len(r.matrices)} matrices): {time.perf_counter() - t0:.0f} s, verdict {r.verdict}")
 

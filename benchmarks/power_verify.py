@@ -1,6 +1,6 @@
 """Power and false-alarm rate of the suite-level reference check of ``duelbound verify``.
 
-The pooled check (:func:`duelbound.checks.verdicts.pooled_reference_check`) compares the
+The pooled check (:func:`duelbound.checks.verify.verdicts.pooled_reference_check`) compares the
 final regrets of the user's runs with the reference's, matrix by matrix, through a
 stratified Hodges–Lehmann ratio with a bootstrap interval.  This script measures how
 often it says WARN ("significantly worse") when the user's algorithm has ``ratio``
@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from duelbound.checks.harness import DEFAULT_MATRICES
-from duelbound.checks.simulator import run_single
-from duelbound.checks.verdicts import pooled_reference_check
+from duelbound.checks.simulate.simulator import run_single
+from duelbound.checks.verify.harness import DEFAULT_MATRICES
+from duelbound.checks.verify.verdicts import pooled_reference_check
 from duelbound.theory import examples
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from duelbound.checks.simulator import run_single
+from duelbound.checks.simulate.simulator import run_single
 
 
 def timed(M, T, seed, params, checkpoints):

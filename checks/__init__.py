@@ -1,12 +1,19 @@
-"""duelbound.checks — simulation and verification of the bounds' claims."""
+"""duelbound.checks — the jobs that put the bounds to work.
 
-from .simulator import ALGORITHMS, RunRecord, SimulationResult, run_policy, run_single, simulate
-from .store import SweepStore
-from .sweep import SweepResult  # the function is duelbound.checks.sweep.sweep (no shadowing)
+Four rooms, each a subpackage with one front door (docs/architecture.md):
 
-__all__ = ["ALGORITHMS", "RunRecord", "SimulationResult", "run_policy", "run_single", "simulate"]
-__all__ += ["SweepStore", "SweepResult"]
-from .claims import CLAIMS, check_claims  # noqa: E402  (issue 7)
-from .harness import verify  # noqa: E402
+``duelbound.checks.simulate``
+    The reference simulator of the papers' algorithms: :func:`~.simulate.simulate`,
+    :func:`~.simulate.run_single`, :data:`~.simulate.ALGORITHMS`.
+``duelbound.checks.verify``
+    Judging an outside implementation: :func:`~.verify.verify_algorithm`.
+``duelbound.checks.claims``
+    The papers' claims checked on generated matrices: :func:`~.claims.check_claims`.
+``duelbound.checks.sweep``
+    Matrices × algorithms × seeds on Dask into SQLite: :func:`~.sweep.sweep`.
 
-__all__ += ["CLAIMS", "check_claims", "verify"]
+and :mod:`duelbound.checks.strategies`, the public hypothesis strategies.  The
+subpackages are imported on first use (``import duelbound.checks`` is cheap).
+"""
+
+__all__ = ["claims", "simulate", "strategies", "sweep", "verify"]

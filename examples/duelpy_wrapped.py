@@ -1,7 +1,7 @@
 """Verifying a third-party library: duelpy 1.0.0 through the bundled adapter.
 
 duelpy runs an algorithm as ``Algorithm(feedback_mechanism=..., time_horizon=...).run()``.
-:func:`duelbound.checks.adapters.duelpy_factory` wraps such a class into a duel-protocol
+:func:`duelbound.checks.verify.adapters.duelpy_factory` wraps such a class into a duel-protocol
 factory (and restores the NumPy aliases duelpy 1.0.0 still uses).  The factories
 below are what ``duelbound verify`` imports — in its isolated child only::
 
@@ -14,7 +14,7 @@ An ``ImportError`` or a removed NumPy alias raised inside duelpy is reported as 
 
 from __future__ import annotations
 
-from duelbound.checks.adapters import duelpy_factory
+from duelbound.checks.verify.adapters import duelpy_factory
 
 dts = duelpy_factory("DoubleThompsonSampling")
 ccb = duelpy_factory("CopelandConfidenceBound")

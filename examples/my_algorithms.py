@@ -2,7 +2,7 @@
 
 Every factory has the signature ``factory(K, T, seed)`` and returns an object with
 ``select() -> (i, j)`` and ``update(i, j, i_won)`` (the select/update protocol of
-:func:`duelbound.checks.harness.verify`)::
+:func:`duelbound.checks.verify.harness.verify`)::
 
     duelbound verify examples.my_algorithms:dts --reference d-ts --T 20000 --runs 4
     duelbound verify examples.my_algorithms:fixed_pair            # FAIL: linear regret
@@ -112,7 +112,7 @@ class DTS:
 class CCB:
     """Copeland Confidence Bound, [Z15] Alg. 1 (α = 0.51) as read in docs/math.md §9.
 
-    Follows the compiled ``checks/alg_ccb.py`` step for step (same reading, its own
+    Follows the compiled ``checks/simulate/algorithms/ccb.py`` step for step (same reading, its own
     random stream): ln t at the duel about to be played, and an empty B^c as the
     opponent set falls back to all arms.
 
@@ -190,7 +190,8 @@ class CCB:
         c = int(rng.choice(sorted(cands)))
         use_b = self.use_beaters and rng.random() < 0.5
         if use_b and not self.Bi[c] and self.empty_beaters == "all":
-            use_b = False  # docs/math.md §9 reading (as checks/alg_ccb.py): empty B^c -> all arms
+            # docs/math.md §9 reading (as checks/simulate/algorithms/ccb.py): empty B^c -> all arms
+            use_b = False
         opponents = self.Bi[c] if use_b else set(range(K))
         self.beater_duels += bool(use_b and self.Bi[c])
         pool = [j for j in opponents if L[j, c] <= 0.5]

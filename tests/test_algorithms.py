@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from duelbound.checks.simulator import ALGORITHMS, run_single
+from duelbound.checks.simulate.simulator import ALGORITHMS, run_single
 from duelbound.theory import examples, generators
 from duelbound.theory import structure as st
 
@@ -74,7 +74,7 @@ def test_dts_above_half_probability_matches_beta_sf():
     # Independent check of the O(1) recurrence against scipy's Beta survival function.
     from scipy.stats import beta
 
-    from duelbound.checks.alg_dts import _update_above_half
+    from duelbound.checks.simulate.algorithms.dts import _update_above_half
 
     rng = np.random.default_rng(0)
     W = np.zeros((2, 2), np.int64)
@@ -101,8 +101,8 @@ def test_dts_above_half_probability_matches_beta_sf():
 @given(K=hst.integers(3, 7), seed=hst.integers(0, 2**31 - 1),
        growth=hst.floats(1.0, 3.0), kind=hst.sampled_from(["cw", "ecw"]))
 def test_rmed_membership_cache_window(K, seed, growth, kind):
-    # CW-/ECW-RMED's membership cache (checks/alg_rmed.py) relies on: with N, µ̂ fixed,
-    # every constraint value at x(ℓ) = min(N d̂/ℓ, 1) is ≥ (ℓ0/ℓ) × its value at ℓ0.
+    # CW-/ECW-RMED's membership cache (checks/simulate/algorithms/rmed.py) relies on: with
+    # N, µ̂ fixed, every constraint value at x(ℓ) = min(N d̂/ℓ, 1) is ≥ (ℓ0/ℓ) × its value at ℓ0.
     # Checked on the oracle minima against a brute-force clip/scale, ℓ = growth·ℓ0.
     from duelbound.solvers.oracle import cw_oracle_core, ecw_oracle_core, kl_half_core
 
@@ -134,10 +134,10 @@ def test_rmed_membership_cache_window(K, seed, growth, kind):
 
 @functools.cache
 def _beta_sampler():
-    """A compiled loop over alg_dts._beta_above_half (compiled once per session)."""
+    """A compiled loop over algorithms.dts._beta_above_half (compiled once per session)."""
     import numba as nb
 
-    from duelbound.checks.alg_dts import _beta_above_half
+    from duelbound.checks.simulate.algorithms.dts import _beta_above_half
 
     @nb.njit
     def sample(W, P, LQ, rng, n):
@@ -172,10 +172,10 @@ def test_dts_beta_above_half_is_the_truncated_beta(w_ij, w_ji):
 @given(w_ij=hst.integers(0, 400), w_ji=hst.integers(0, 400), t0=hst.integers(1, 5000),
        alpha=hst.sampled_from([0.51, 1.0, 3.0]), kind=hst.integers(0, 4))
 def test_flip_time_is_the_first_t_of_the_float_predicate(w_ij, w_ji, t0, alpha, kind):
-    # The event schedule (checks/alg_schedule.py) relies on: with the counts fixed, each
-    # bound comparison is monotone in t, and flip_time returns its first true t ≥ t0 —
+    # The event schedule (checks/simulate/algorithms/schedule.py) relies on: with the counts
+    # fixed, each bound comparison is monotone in t, and flip_time returns its first true t ≥ t0 —
     # checked against a brute-force scan of the same float predicate.
-    from duelbound.checks.alg_schedule import flip_time, holds
+    from duelbound.checks.simulate.algorithms.schedule import flip_time, holds
 
     W = np.array([[0, w_ij], [w_ji, 0]], np.int64)
     T = 20_000
@@ -187,7 +187,7 @@ def test_flip_time_is_the_first_t_of_the_float_predicate(w_ij, w_ji, t0, alpha, 
 
 
 def test_schedule_pops_in_time_order_and_drops_stale_times():
-    from duelbound.checks.alg_schedule import new_schedule, pop_due, schedule
+    from duelbound.checks.simulate.algorithms.schedule import new_schedule, pop_due, schedule
 
     heap, size, due = new_schedule(4)
     T = 100

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from duelbound.checks.simulator import simulate
+from duelbound.checks.simulate.simulator import simulate
 from duelbound.theory import examples
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ from random import Random
 import numpy as np
 import pytest
 
-from duelbound.checks import claims as cl
+from duelbound.checks.claims import catalogue as cl
 from duelbound.cli import main
 from duelbound.solvers import lp as lp_mod
 from duelbound.theory import examples, structure

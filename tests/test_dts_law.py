@@ -1,7 +1,8 @@
 """D-TS / D-TS+ choose (a1, a2) with the law of [W16] Algorithm 1 (and §4.3) for a given history.
 
-``checks/alg_dts.choose`` draws only what the choice needs (events θ_ij > 1/2 as 64-lane
-Bernoulli words, a maximum of uniforms for the never-dueled arms, values only for records;
+``checks/simulate/algorithms/dts.choose`` draws only what the choice needs
+(events θ_ij > 1/2 as 64-lane Bernoulli words, a maximum of uniforms for the
+never-dueled arms, values only for records;
 docs/simulator.md, "D-TS"). Here a literal implementation of one step — every θ_ij ~
 Beta(W_ij+1, W_ji+1) drawn, votes counted, argmax taken, then every θ'_{i a1} drawn — is
 sampled for fixed hand-made histories (|C| = K, |C| > 1 with excluded arms, |C| = 1, exact
@@ -87,7 +88,7 @@ def _reference_block(W: np.ndarray, t: int, plus: bool, n: int, rng) -> np.ndarr
 def _sampler():
     import numba as nb
 
-    from duelbound.checks.alg_dts import choose
+    from duelbound.checks.simulate.algorithms.dts import choose
 
     @nb.njit
     def sample(W, P, LQ, state, zeta, alt, plus, rng, n):
@@ -102,9 +103,9 @@ def _sampler():
 
 
 def implementation_choices(W: np.ndarray, t: int, plus: bool, n: int, seed: int) -> np.ndarray:
-    from duelbound.checks.alg_common import ucb_above_half
-    from duelbound.checks.alg_dts import _update_above_half, new_state
-    from duelbound.checks.environment import make_rng
+    from duelbound.checks.simulate.algorithms.common import ucb_above_half
+    from duelbound.checks.simulate.algorithms.dts import _update_above_half, new_state
+    from duelbound.checks.simulate.environment import make_rng
 
     K = W.shape[0]
     P = np.full((K, K), 0.5)
@@ -220,7 +221,7 @@ def test_choice_law_matches_literal_step(name, plus):
 
 def test_states_cover_the_cases():
     # |C| of each state as the implementation sees it (u > 1/2 in the sqrt-free form).
-    from duelbound.checks.alg_common import ucb_above_half
+    from duelbound.checks.simulate.algorithms.common import ucb_above_half
 
     sizes = {}
     for name, make in STATES.items():

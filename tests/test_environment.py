@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 from scipy.stats import binomtest
 
-from duelbound.checks.simulator import ALGORITHMS, run_policy, run_single
+from duelbound.checks.simulate.simulator import ALGORITHMS, run_policy, run_single
 from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duelbound.checks.harness import load_factory, verify
+from duelbound.checks.verify import load_factory, verify_algorithm
 from duelbound.cli import main
 from duelbound.theory.errors import DuelboundError
 
@@ -46,7 +46,7 @@ def user_module(tmp_path, monkeypatch):
 
 
 def test_bundled_reference_passes_its_own_verification():
-    r = verify("d-ts", T=20_000, runs=4, reference="d-ts", claimed_coefficient=1.0)
+    r = verify_algorithm("d-ts", T=20_000, runs=4, reference="d-ts", claimed_coefficient=1.0)
     assert [m.name for m in r.matrices] == ["cyclic", "multi_winner", "unique_copeland"]
     for m in r.matrices:
         v = {c.name: c.verdict for c in m.checks}
@@ -68,7 +68,7 @@ def _kl_half(p):
 def test_condorcet_algorithm_fails_without_condorcet_winner():
     # RUCB assumes a Condorcet winner: on multi_winner / unique_copeland it keeps
     # playing non-winners, on cyclic (Condorcet winner 0) it is consistent.
-    r = verify("rucb", T=20_000, runs=3, environment_seed=1)
+    r = verify_algorithm("rucb", T=20_000, runs=3, environment_seed=1)
     assert r.matrices[0].check("consistency").verdict in ("PASS", "INCONCLUSIVE")
     # multi_winner: cycling among its 3 Copeland winners costs nothing, so some runs of
     # RUCB are lucky there; unique_copeland has no such way out
@@ -78,7 +78,7 @@ def test_condorcet_algorithm_fails_without_condorcet_winner():
 
 
 def test_fixed_non_winner_pair_fails_consistency():
-    r = verify("examples.my_algorithms:fixed_pair", ["cyclic"], T=20_000, runs=2)
+    r = verify_algorithm("examples.my_algorithms:fixed_pair", ["cyclic"], T=20_000, runs=2)
     chk = r.matrices[0].check("consistency")
     assert r.matrices[0].check("protocol").verdict == "PASS"
     assert chk.verdict == "FAIL" and chk.statistic["late_share"] == 1.0
@@ -86,7 +86,7 @@ def test_fixed_non_winner_pair_fails_consistency():
 
 
 def test_exception_on_step_1000_is_caught_and_located():
-    r = verify("examples.my_algorithms:raise_at_1000", ["cyclic"], T=1200, runs=1)
+    r = verify_algorithm("examples.my_algorithms:raise_at_1000", ["cyclic"], T=1200, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and r.verdict == "FAIL" and r.exit_code == 1
     err = chk.statistic["first_error"]
@@ -95,14 +95,14 @@ def test_exception_on_step_1000_is_caught_and_located():
 
 
 def test_out_of_range_arm_is_a_protocol_failure():
-    r = verify("examples.my_algorithms:out_of_range", ["cyclic"], T=600, runs=1)
+    r = verify_algorithm("examples.my_algorithms:out_of_range", ["cyclic"], T=600, runs=1)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "invalid-index" and err["step"] == 500
     assert "out of range" in err["message"]
 
 
 def test_nondeterminism_is_detected():
-    r = verify("examples.my_algorithms:nondeterministic", ["cyclic"], T=300, runs=1)
+    r = verify_algorithm("examples.my_algorithms:nondeterministic", ["cyclic"], T=300, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and "non-deterministic" in chk.message
 
@@ -122,7 +122,7 @@ def test_a_hang_costs_only_its_own_run(user_module):
         make = A
     """)
     t0 = time.perf_counter()
-    r = verify(spec, ["cyclic", "multi_winner"], T=200, runs=1, hang_timeout=1.0)
+    r = verify_algorithm(spec, ["cyclic", "multi_winner"], T=200, runs=1, hang_timeout=1.0)
     assert time.perf_counter() - t0 < 60
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "hang" and "sleeping" in err["message"]
@@ -142,7 +142,7 @@ def test_slow_run_is_inconclusive_with_its_rate(user_module):
                 pass
         make = A
     """)
-    r = verify(spec, ["cyclic"], T=100_000, runs=1, time_limit=2.0)
+    r = verify_algorithm(spec, ["cyclic"], T=100_000, runs=1, time_limit=2.0)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "INCONCLUSIVE" and "duels/s" in chk.message, chk.message
     assert "needs about" in chk.message
@@ -163,14 +163,14 @@ def make(K, T, seed):
 @pytest.mark.parametrize("extra,kind", [(1, "exceeded-T"), (-10, "stopped-early")])
 def test_duel_protocol_horizon_violations(user_module, extra, kind):
     spec = user_module(f"u_duels{extra + 20}", DUELS.replace("EXTRA", str(extra)))
-    r = verify(spec, ["cyclic"], T=100, runs=1)
+    r = verify_algorithm(spec, ["cyclic"], T=100, runs=1)
     assert r.protocol == "duel"
     assert r.matrices[0].check("protocol").statistic["first_error"]["kind"] == kind
 
 
 def test_self_duels_of_the_winner_pass_and_lower_bound_is_inconclusive(user_module):
     spec = user_module("u_duels_ok", DUELS.replace("EXTRA", "0"))
-    r = verify(spec, ["cyclic"], T=2000, runs=2)
+    r = verify_algorithm(spec, ["cyclic"], T=2000, runs=2)
     v = _verdicts(r)
     assert v["protocol"] == v["consistency"] == "PASS"
     # zero regret is far below C* log T: without a reference that is no evidence
@@ -184,7 +184,7 @@ def test_protocol_is_detected_and_a_misfit_named(user_module):
             return 42
     """)
     with pytest.raises(DuelboundError, match=r"select\(\).*run\(duel, T\)"):
-        verify(spec, ["cyclic"], T=10, runs=1)
+        verify_algorithm(spec, ["cyclic"], T=10, runs=1)
     spec = user_module("u_sel", """
         class A:
             def __init__(self, K, T, seed):
@@ -196,8 +196,8 @@ def test_protocol_is_detected_and_a_misfit_named(user_module):
         make = A
     """)
     with pytest.raises(DuelboundError, match="select protocol"):
-        verify(spec, ["cyclic"], T=10, runs=1, protocol="duel")
-    assert verify(spec, ["cyclic"], T=50, runs=1).protocol == "select"
+        verify_algorithm(spec, ["cyclic"], T=10, runs=1, protocol="duel")
+    assert verify_algorithm(spec, ["cyclic"], T=50, runs=1).protocol == "select"
 
 
 def test_environment_errors_are_not_the_algorithms_fault(user_module, monkeypatch, capsys):
@@ -211,7 +211,7 @@ def test_environment_errors_are_not_the_algorithms_fault(user_module, monkeypatc
                     duel(0, 0)
             return run
     """)
-    r = verify(spec, ["cyclic"], T=100, runs=1)
+    r = verify_algorithm(spec, ["cyclic"], T=100, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "INCONCLUSIVE" and "environment" in chk.message
     assert r.exit_code == 2 and r.environment_error is not None
@@ -219,11 +219,11 @@ def test_environment_errors_are_not_the_algorithms_fault(user_module, monkeypatc
         import no_such_module_xyz
     """)
     with pytest.raises(DuelboundError, match="no_such_module_xyz"):
-        verify(spec2, ["cyclic"], T=10, runs=1)
+        verify_algorithm(spec2, ["cyclic"], T=10, runs=1)
 
 
 def test_budget_exhausted_runs_are_inconclusive():
-    r = verify("uniform", ["cyclic"], T=100, runs=2, budget=0.0)
+    r = verify_algorithm("uniform", ["cyclic"], T=100, runs=2, budget=0.0)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "INCONCLUSIVE" and r.budget_exhausted
     assert r.exit_code == 3
@@ -231,19 +231,19 @@ def test_budget_exhausted_runs_are_inconclusive():
 
 def test_bad_arguments_raise_package_errors():
     with pytest.raises(DuelboundError):
-        verify("no-such-algorithm")
+        verify_algorithm("no-such-algorithm")
     with pytest.raises(DuelboundError):
-        verify("uniform", protocol="pull")
+        verify_algorithm("uniform", protocol="pull")
     with pytest.raises(DuelboundError):
         load_factory("examples.my_algorithms")
     with pytest.raises(DuelboundError, match="importable"):
-        verify(lambda K, T, s: None, ["cyclic"], T=10, runs=1)
+        verify_algorithm(lambda K, T, s: None, ["cyclic"], T=10, runs=1)
 
 
 def test_report_is_json_ready():
     import json
 
-    r = verify("examples.my_algorithms:fixed_pair", ["multi_winner"], T=20_000, runs=1)
+    r = verify_algorithm("examples.my_algorithms:fixed_pair", ["multi_winner"], T=20_000, runs=1)
     data = json.loads(json.dumps(r.to_dict()))
     assert data["verdict"] == "FAIL" and data["matrices"][0]["name"] == "multi_winner"
     assert data["exit_code"] == 1 and data["environment_seed"] == r.environment_seed
@@ -271,7 +271,7 @@ def test_cli_matrices_add_to_the_suite_and_only_replaces(monkeypatch):
         seen["names"] = [m.name for m in mats]
         raise SystemExit(0)
 
-    monkeypatch.setattr("duelbound.checks.harness.verify", fake)
+    monkeypatch.setattr("duelbound.checks.verify.harness.verify_algorithm", fake)
     p = argparse.ArgumentParser()
     cli.add_arguments(p)
     with pytest.raises(SystemExit):
@@ -284,7 +284,7 @@ def test_cli_matrices_add_to_the_suite_and_only_replaces(monkeypatch):
 
 def test_duelpy_adapter_runs_deterministically():
     pytest.importorskip("duelpy")
-    r = verify("duelbound.checks.adapters:duelpy_dts", ["cyclic"], T=300, runs=1)
+    r = verify_algorithm("duelbound.checks.verify.adapters:duelpy_dts", ["cyclic"], T=300, runs=1)
     chk = r.matrices[0].check("protocol")
     assert r.protocol == "duel"
     assert chk.verdict == "PASS" and chk.statistic["deterministic"], chk.message
@@ -292,18 +292,18 @@ def test_duelpy_adapter_runs_deterministically():
 
 def test_explore_then_commit_is_inconclusive_then_passes_at_the_suggested_horizon():
     spec = "examples.select_protocol:etc_400"
-    r = verify(spec, ["cyclic"], T=2000, runs=2)
+    r = verify_algorithm(spec, ["cyclic"], T=2000, runs=2)
     chk = r.matrices[0].check("consistency")
     assert chk.verdict == "INCONCLUSIVE", chk.message
     T2 = chk.statistic["suggested_T"]
     assert 2000 < T2 <= 200_000 and f"T = {T2}" in chk.message
-    later = verify(spec, ["cyclic"], T=T2, runs=2)
+    later = verify_algorithm(spec, ["cyclic"], T=T2, runs=2)
     assert later.matrices[0].check("consistency").verdict == "PASS"
 
 
 @pytest.mark.slow
 def test_python_dts_matches_bundled_dts():
-    r = verify("examples.my_algorithms:dts", T=10_000, runs=5, reference="d-ts")
+    r = verify_algorithm("examples.my_algorithms:dts", T=10_000, runs=5, reference="d-ts")
     assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
 
 
@@ -314,12 +314,12 @@ def test_python_dts_matches_bundled_dts():
     ("examples.broken_variants:rucb_no_self_duel", ["cyclic"]),
 ])
 def test_broken_variants_fail_consistency(spec, matrices):
-    r = verify(spec, matrices, T=20_000, runs=4, environment_seed=1)
+    r = verify_algorithm(spec, matrices, T=20_000, runs=4, environment_seed=1)
     assert r.matrices[0].check("consistency").verdict == "FAIL", r.table()
 
 
 def test_seeds_are_distinct_per_matrix_and_run():
-    from duelbound.checks.harness import _run_seed
+    from duelbound.checks.verify.harness import _run_seed
 
     assert _run_seed(0, 0, 0) != _run_seed(0, 0, 1) != _run_seed(0, 1, 0)
     assert isinstance(_run_seed(5, 2, 3), int) and np.uint32(_run_seed(5, 2, 3)) >= 0
@@ -334,7 +334,7 @@ def test_mann_whitney_null_counts_match_enumeration(n, m):
     from itertools import combinations
     from math import comb
 
-    from duelbound.checks.harness import mann_whitney_null_counts
+    from duelbound.checks.verify.harness import mann_whitney_null_counts
 
     # brute force: every set of ranks of the x sample among the n + m ranks
     brute = np.zeros(n * m + 1, dtype=int)
@@ -360,7 +360,7 @@ def test_ratio_interval_inverts_scipy_exact_test(samples, confidence):
     exact distribution) of x / r against y rejects at (1 − confidence)/2."""
     from scipy import stats
 
-    from duelbound.checks.harness import regret_ratio_interval
+    from duelbound.checks.verify.harness import regret_ratio_interval
 
     x, y = samples
     est, lo, hi = regret_ratio_interval(x, y, confidence)
@@ -382,7 +382,7 @@ def test_ratio_interval_inverts_scipy_exact_test(samples, confidence):
 
 
 def test_ratio_interval_of_a_scaled_sample():
-    from duelbound.checks.harness import regret_ratio_interval
+    from duelbound.checks.verify.harness import regret_ratio_interval
 
     y = np.array([3.0, 5.0, 7.0, 11.0, 13.0, 17.0])
     est, lo, hi = regret_ratio_interval(1.5 * y, y, 0.9)
@@ -403,7 +403,8 @@ def test_ratio_interval_of_a_scaled_sample():
 
 def test_python_ccb_empty_beaters_fall_back_to_all_arms(algos):
     # First step: no data, U = 1 and L = 0 off the diagonal, every arm is in B and C_t
-    # and every B^c is empty.  docs/math.md §9 / checks/alg_ccb.py: the opponent set is then all
+    # and every B^c is empty.  docs/math.md §9 / checks/simulate/algorithms/ccb.py: the
+    # opponent set is then all
     # arms and d = argmax u_jc prefers j != c, so nobody duels itself; the literal
     # "argmax over the empty B^c" reading (ccb_self_duel) does so half the time.
     K = 5
@@ -445,8 +446,8 @@ def test_reference_check_catches_the_self_duel_reading_of_ccb(algos):
     ccb ratio 1.05, p = 0.36, interval [0.89, 1.33].
     """
     kw = dict(T=5000, runs=8, reference="ccb")
-    bad = verify(algos.ccb_self_duel, ["unique_copeland"], **kw).matrices[0]
-    good = verify(algos.ccb, ["unique_copeland"], **kw).matrices[0]
+    bad = verify_algorithm(algos.ccb_self_duel, ["unique_copeland"], **kw).matrices[0]
+    good = verify_algorithm(algos.ccb, ["unique_copeland"], **kw).matrices[0]
     b = bad.check("reference")
     assert b.verdict == "WARN" and b.statistic["p_value_greater"] < 1e-3
     assert b.statistic["ratio_interval"][0] > 1.1
@@ -462,7 +463,7 @@ def test_python_ccb_and_its_b_c_ablation_pass_against_bundled_ccb(algos, factory
     Python CCB reproduces the compiled one, and never comparing against B^c is not
     detectable — HL ratios 0.97–1.14, intervals up to 1.28 (the former self-duel
     reading: 1.9–2.1, intervals from 1.67)."""
-    r = verify(getattr(algos, factory), T=10_000, runs=20, reference="ccb", workers=1)
+    r = verify_algorithm(getattr(algos, factory), T=10_000, runs=20, reference="ccb", workers=1)
     assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
     for m in r.matrices:
         stat = m.check("reference").statistic
@@ -478,7 +479,7 @@ def test_python_ccb_and_its_b_c_ablation_pass_against_bundled_ccb(algos, factory
                                           "duelpy_rmed1"])
 def test_duelpy_adapter_drives_each_listed_class(factory_name):
     pytest.importorskip("duelpy")
-    from duelbound.checks import adapters
+    from duelbound.checks.verify import adapters
 
     assert factory_name in adapters.DUELPY_CLASSES
     mu = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.6], [0.3, 0.4, 0.5]])
@@ -503,7 +504,7 @@ COPELAND = ["d-ts", "d-ts+", "ecw-rmed", "ccb", "scb", "savage"]
 
 
 def test_calibration_dts_at_small_horizon():
-    r = verify("d-ts", T=5000, runs=5, reference="d-ts", seed=3, environment_seed=3)
+    r = verify_algorithm("d-ts", T=5000, runs=5, reference="d-ts", seed=3, environment_seed=3)
     assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
 
 
@@ -511,7 +512,7 @@ def test_calibration_dts_at_small_horizon():
 @pytest.mark.parametrize("T", [5000, 20_000])
 @pytest.mark.parametrize("algorithm", COPELAND)
 def test_calibration_bundled_against_itself(algorithm, T):
-    r = verify(algorithm, T=T, runs=10, reference=algorithm, seed=1, environment_seed=1)
+    r = verify_algorithm(algorithm, T=T, runs=10, reference=algorithm, seed=1, environment_seed=1)
     assert r.verdict in ("PASS", "INCONCLUSIVE"), r.table()
     if T == 20_000:
         assert all(m.check("consistency").verdict == "PASS" for m in r.matrices), r.table()
@@ -521,7 +522,7 @@ def test_calibration_bundled_against_itself(algorithm, T):
 def test_python_dts_from_the_paper_passes_against_bundled_dts():
     """[W16] Algorithm 1 in pure Python (examples/my_algorithms.py: DTS, which shares no
     code with the compiled one) on the default suite + mslr5 at T = 2e4, 5 runs."""
-    r = verify("examples.my_algorithms:dts", list(DEFAULT_SUITE) + ["mslr5"], T=20_000,
+    r = verify_algorithm("examples.my_algorithms:dts", list(DEFAULT_SUITE) + ["mslr5"], T=20_000,
                runs=5, reference="d-ts", environment_seed=1)
     # Correct code is never accused: no WARN/FAIL anywhere and the reference comparison
     # passes everywhere.  The consistency check may stay INCONCLUSIVE at T = 2e4 on the
@@ -541,7 +542,7 @@ def test_van_elteren_against_scipy_in_one_stratum():
     """With one stratum the van Elteren test is the Wilcoxon rank-sum test."""
     from scipy import stats
 
-    from duelbound.checks.verdicts import van_elteren_p
+    from duelbound.checks.verify.verdicts import van_elteren_p
 
     rng = np.random.default_rng(1)
     x, y = rng.lognormal(0.3, 0.4, 12), rng.lognormal(0.0, 0.4, 9)

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from duelbound.checks.harness import verify
+from duelbound.checks.verify import verify_algorithm
 from duelbound.cli import main
 
 FAST = dict(T=3000, runs=1, time_limit=30.0, hang_timeout=3.0)
@@ -81,7 +81,7 @@ def test_user_module_is_imported_only_in_the_child(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Fixed(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     _fails(r, "consistency")
     assert "h_where" not in sys.modules
     pids = {int(x) for x in marker.read_text().split()}
@@ -104,15 +104,15 @@ def test_frames_and_gc_show_no_environment(tmp_path, monkeypatch):
             print("found", names, sorted(seen))
             return Fixed(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     _fails(r, "consistency")
     assert "found [] []" in r.matrices[0].runs[0].stdout_tail
 
 
 def test_patching_the_harness_at_import_changes_nothing(tmp_path, monkeypatch):
     spec = _spec(tmp_path, monkeypatch, "h_patch", """
-        import duelbound.checks.harness as h
-        import duelbound.checks.verdicts as v
+        import duelbound.checks.verify.harness as h
+        import duelbound.checks.verify.verdicts as v
         v.worst = lambda verdicts: "PASS"
         v.consistency_check = lambda *a, **k: v.Check("consistency", "PASS", "patched")
         h.VerifyReport.verdict = property(lambda self: "PASS")
@@ -120,7 +120,7 @@ def test_patching_the_harness_at_import_changes_nothing(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Fixed(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     _fails(r, "consistency")
     assert "patched" not in r.table()
 
@@ -146,7 +146,7 @@ def test_writing_forged_results_to_inherited_descriptors(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Spray(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=300, runs=1, time_limit=30, hang_timeout=3)
+    r = verify_algorithm(spec, ["cyclic"], T=300, runs=1, time_limit=30, hang_timeout=3)
     assert r.verdict == "FAIL", r.table()
 
 
@@ -167,7 +167,7 @@ def test_swallowed_duel_errors_are_still_recorded(tmp_path, monkeypatch):
                     pass
             return run
     """)
-    r = verify(spec, ["cyclic"], T=400, runs=1)
+    r = verify_algorithm(spec, ["cyclic"], T=400, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and r.exit_code == 1
     counts = chk.statistic["error_counts"]
@@ -197,7 +197,7 @@ def test_outcomes_cannot_be_predicted_from_seed_or_closure(tmp_path, monkeypatch
                 print("rates", {k: v / horizon for k, v in hits.items()})
             return run
     """)
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     out = r.matrices[0].runs[0].stdout_tail
     rates = eval(out.split("rates ", 1)[1].splitlines()[0])  # noqa: S307 — our own output
     assert all(0.47 < v < 0.57 for v in rates.values()), rates
@@ -219,9 +219,9 @@ def test_environment_seed_is_secret_and_replayable(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Uniform(K, T, seed)
     """)
-    a = verify(spec, ["cyclic"], T=500, runs=1)
-    b = verify(spec, ["cyclic"], T=500, runs=1)
-    c = verify(spec, ["cyclic"], T=500, runs=1, environment_seed=a.environment_seed)
+    a = verify_algorithm(spec, ["cyclic"], T=500, runs=1)
+    b = verify_algorithm(spec, ["cyclic"], T=500, runs=1)
+    c = verify_algorithm(spec, ["cyclic"], T=500, runs=1, environment_seed=a.environment_seed)
     assert a.environment_seed != b.environment_seed
     ra, rc = a.matrices[0].runs[0], c.matrices[0].runs[0]
     assert ra.environment_seed == rc.environment_seed
@@ -238,7 +238,7 @@ def test_hanging_after_the_report_costs_one_second(tmp_path, monkeypatch):
             return Fixed(K, T, seed)
     """)
     t0 = time.perf_counter()
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     assert time.perf_counter() - t0 < 30
     _fails(r, "consistency")
 
@@ -257,7 +257,7 @@ def test_sigstop_self_is_reported_and_killed(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Stop(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=500, runs=1, hang_timeout=1.0)
+    r = verify_algorithm(spec, ["cyclic"], T=500, runs=1, hang_timeout=1.0)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "stopped" and err["step"] == 100, err
     assert r.verdict == "FAIL"
@@ -276,7 +276,7 @@ def test_busy_loop_is_a_hang(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Loop(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=200, runs=1, hang_timeout=1.0)
+    r = verify_algorithm(spec, ["cyclic"], T=200, runs=1, hang_timeout=1.0)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "hang" and "50 of 200" not in err["message"], err
     assert "49 of 200" in err["message"] and r.verdict == "FAIL"
@@ -300,7 +300,7 @@ def test_forked_orphans_are_killed_and_fail(tmp_path, monkeypatch):
                 orphan(escape)
             return Fixed(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=300, runs=1)
+    r = verify_algorithm(spec, ["cyclic"], T=300, runs=1)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and chk.statistic["error_counts"]["leftover-processes"] >= 6
 
@@ -315,7 +315,7 @@ def test_memory_bomb_is_capped(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Bomb(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=100, runs=1, memory_limit=0.5)
+    r = verify_algorithm(spec, ["cyclic"], T=100, runs=1, memory_limit=0.5)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "exception" and "MemoryError" in err["message"], err
 
@@ -348,7 +348,7 @@ def test_zero_duels_fail(tmp_path, monkeypatch):
                 return None
             return run
     """)
-    r = verify(spec, ["cyclic"], T=100, runs=2)
+    r = verify_algorithm(spec, ["cyclic"], T=100, runs=2)
     chk = r.matrices[0].check("protocol")
     assert chk.verdict == "FAIL" and chk.statistic["first_error"]["kind"] == "stopped-early"
     assert [c.name for c in r.matrices[0].checks] == ["protocol"]   # no statistic on nothing
@@ -364,7 +364,7 @@ def test_crash_by_signal_and_exit(tmp_path, monkeypatch):
         def make(K, T, seed):
             return Crash(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], T=50, runs=1)
+    r = verify_algorithm(spec, ["cyclic"], T=50, runs=1)
     err = r.matrices[0].check("protocol").statistic["first_error"]
     assert err["kind"] == "crash" and "exit code 3" in err["message"]
 
@@ -387,7 +387,7 @@ def test_judge_memory_is_not_readable_from_the_child(tmp_path, monkeypatch):
             print("proc", results)
             return Fixed(K, T, seed)
     """)
-    r = verify(spec, ["cyclic"], **FAST)
+    r = verify_algorithm(spec, ["cyclic"], **FAST)
     _fails(r, "consistency")
     line = r.matrices[0].runs[0].stdout_tail.split("proc ", 1)[1].splitlines()[0]
     assert "mem:open" not in line, line   # (environ and maps hold no secret)

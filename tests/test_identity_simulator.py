@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from duelbound.checks.simulator import ALGORITHMS, run_single
+from duelbound.checks.simulate.simulator import ALGORITHMS, run_single
 from duelbound.theory import examples, generators
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "simulator_identity.json"

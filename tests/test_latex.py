@@ -172,7 +172,7 @@ def test_the_default_target_is_the_article_textwidth(tmp_path):
 @pytest.fixture(scope="module")
 def sweep_store(tmp_path_factory):
     """A small simulation sweep and a bound sweep in one store (one local worker)."""
-    from duelbound.checks.sweep import bounds_sweep, sweep
+    from duelbound.checks.sweep.runner import bounds_sweep, sweep
     from duelbound.theory import examples
 
     path = tmp_path_factory.mktemp("sweep") / "s.sqlite"

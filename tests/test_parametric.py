@@ -13,7 +13,7 @@ from hypothesis import strategies as hst
 from test_ecw import matrices
 from test_lower_bound import scipy_cstar
 
-from duelbound.checks.simulator import run_single
+from duelbound.checks.simulate.simulator import run_single
 from duelbound.solvers import in_region
 from duelbound.solvers.oracle import kl_half_core, losses_core
 from duelbound.solvers.parametric import (
@@ -121,7 +121,7 @@ def test_tracker_rejects_bad_input_and_reuses_models():
 
 
 def test_cw_rmed_releases_its_tracker():
-    from duelbound.checks import alg_rmed
+    from duelbound.checks.simulate.algorithms import rmed as alg_rmed
 
     before = set(alg_rmed._TRACKERS)
     run_single(examples.load("cyclic"), "cw-rmed", 2000, 0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from duelbound.checks.records import BAND, Curve, regret_figure
+from duelbound.checks.simulate.records import BAND, Curve, regret_figure
 from duelbound.cli import main
 from duelbound.theory import examples
 from duelbound.theory.draw import GRAPH_MAX_K, draw_tournament

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from duelbound.checks.simulator import run_single, simulate
+from duelbound.checks.simulate.simulator import run_single, simulate
 from duelbound.cli import main
 from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError
@@ -138,7 +138,7 @@ def test_bad_plot_path_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_json_is_written_before_a_failing_plot(tmp_path, capsys, monkeypatch):
-    import duelbound.checks.records as records
+    import duelbound.checks.simulate.records as records
 
     def broken(*args, **kwargs):
         raise DuelboundError("cannot write r.png: No space left on device")
@@ -169,7 +169,7 @@ def test_json_and_text_name_the_arms():
 def test_compile_notice_when_the_cache_is_cold(monkeypatch):
     import io
 
-    import duelbound.checks.simulator as sim
+    import duelbound.checks.simulate.simulator as sim
 
     M = examples.load("cyclic")
     sim.run_single(M, "uniform", 10, 0)
@@ -188,7 +188,7 @@ def test_compile_notice_when_the_cache_is_cold(monkeypatch):
 
 
 def test_progress_follows_quiet_progress_and_the_terminal(capsys):
-    from duelbound.checks.simulator import feedback_enabled
+    from duelbound.checks.simulate.simulator import feedback_enabled
 
     assert feedback_enabled(None) is False  # pytest's stderr is not a terminal
     assert feedback_enabled(True) is True and feedback_enabled(False) is False
@@ -240,7 +240,7 @@ def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
 
 def test_claims_report_in_notebooks_and_pandas():
     pd = pytest.importorskip("pandas")
-    from duelbound.checks.claims import ClaimResult, ClaimsReport
+    from duelbound.checks.claims.catalogue import ClaimResult, ClaimsReport
 
     results = [ClaimResult(f"c{k}", "[K16] Lemma 1", "x <= y", "<=", "holds", 50, "holds", 0.5)
                for k in range(40)]

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from duelbound.checks.store import APPLICATION_ID, SCHEMA_VERSION, SweepStore, sweep_lock
-from duelbound.checks.sweep import derive_seed, grid
+from duelbound.checks.sweep.runner import derive_seed, grid
+from duelbound.checks.sweep.store import APPLICATION_ID, SCHEMA_VERSION, SweepStore, sweep_lock
 from duelbound.theory import DuelboundError, examples
 
 CYCLIC = examples.load("cyclic")
@@ -241,7 +241,7 @@ def test_full_disk_is_one_line_and_keeps_committed_rows(store):
 def test_read_only_folders_and_files_are_one_line(tmp_path, monkeypatch):
     """Permissions are simulated through os.access (the tests may run as root, which
     ignores them); the store checks them before SQLite does."""
-    import duelbound.checks.store as store_mod
+    import duelbound.checks.sweep.store as store_mod
 
     path = tmp_path / "s.sqlite"
     with SweepStore(path) as st:
@@ -266,7 +266,7 @@ def test_read_only_folders_and_files_are_one_line(tmp_path, monkeypatch):
 
 # -- one sweep per store ----------------------------------------------------------------------
 def test_second_sweep_on_a_store_is_refused_with_its_owner(tmp_path, no_cluster):
-    from duelbound.checks.sweep import bounds_sweep, sweep
+    from duelbound.checks.sweep.runner import bounds_sweep, sweep
 
     path = tmp_path / "s.sqlite"
     with sweep_lock(path):
@@ -288,7 +288,7 @@ def test_second_sweep_on_a_store_is_refused_with_its_owner(tmp_path, no_cluster)
 def test_lock_of_a_killed_sweep_is_released(tmp_path):
     path = tmp_path / "s.sqlite"
     code = ("import sys, time\n"
-            "from duelbound.checks.store import sweep_lock\n"
+            "from duelbound.checks.sweep.store import sweep_lock\n"
             "with sweep_lock(sys.argv[1]):\n"
             "    print('locked', flush=True)\n"
             "    time.sleep(60)\n")

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from duelbound.checks.simulator import run_single
-from duelbound.checks.store import SweepStore
-from duelbound.checks.sweep import bounds_sweep, derive_seed, report_table, summarise, sweep
+from duelbound.checks.simulate.simulator import run_single
+from duelbound.checks.sweep.runner import bounds_sweep, derive_seed, report_table, summarise, sweep
+from duelbound.checks.sweep.store import SweepStore
 from duelbound.cli import main
 from duelbound.solvers.tables import render
 from duelbound.theory import DuelboundError, PreferenceMatrix, examples
@@ -131,7 +131,7 @@ def test_scheduler_path_gives_the_local_results(reference, external_cluster, tmp
     the client); the local default queues tasks on the scheduler.  Same results."""
     from dask.distributed import Client
 
-    from duelbound.checks.sweep import _queueing_safe
+    from duelbound.checks.sweep.runner import _queueing_safe
 
     with Client(external_cluster, timeout="30s") as client:
         assert not _queueing_safe(client)
@@ -208,7 +208,7 @@ def test_kill_and_resume_equals_an_uninterrupted_sweep(reference, external_clust
 def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys, monkeypatch, queued):
     """Only the crashing task is charged: the 10 others finish at their first attempt,
     with tasks queued on the scheduler (default) and with the client's own throttle."""
-    from duelbound.checks import sweep as sweep_module
+    from duelbound.checks.sweep import runner as sweep_module
 
     real, seen = sweep_module._queueing_safe, []
     monkeypatch.setattr(sweep_module, "_queueing_safe",
@@ -310,7 +310,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 def test_revive_replaces_a_nanny_that_gave_up():
     """A nanny whose restarted worker died while starting is left without a worker; the
     local cluster then gets a replacement from its spec instead of shrinking for good."""
-    from duelbound.checks.sweep import _client
+    from duelbound.checks.sweep.runner import _client
 
     with _client(None, 2) as (client, revive):
         cluster = client.cluster
@@ -383,7 +383,7 @@ def test_disk_full_mid_sweep_keeps_the_committed_results(external_cluster, tmp_p
 
 
 def test_cli_refuses_a_store_in_use(tmp_path, capsys, no_cluster):
-    from duelbound.checks.store import sweep_lock
+    from duelbound.checks.sweep.store import sweep_lock
 
     store = tmp_path / "busy.sqlite"
     with sweep_lock(store):  # refused before any cluster starts (no_cluster)

@@ -579,7 +579,7 @@ def test_to_pandas_names_the_extra_without_pandas(monkeypatch, two):
 @pytest.fixture(scope="module")
 def sweep_store(tmp_path_factory):
     """A small simulation sweep and a bound sweep in one store (one local worker)."""
-    from duelbound.checks.sweep import bounds_sweep, sweep
+    from duelbound.checks.sweep.runner import bounds_sweep, sweep
 
     path = tmp_path_factory.mktemp("sweep") / "s.sqlite"
     mats = [examples.load("cyclic"), examples.load("multi_winner")]

@@ -53,8 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     check_output_path(args.json, None, "--json")
-    from duelbound.checks.records import algorithm_label, plot_results
-    from duelbound.checks.simulator import ALGORITHMS, get_algorithm, matrix_bounds, simulate
+    from duelbound.checks.simulate.records import algorithm_label, plot_results
+    from duelbound.checks.simulate.simulator import (
+        ALGORITHMS,
+        get_algorithm,
+        matrix_bounds,
+        simulate,
+    )
 
     M = load_matrix(args)
     names = list(ALGORITHMS) if args.algorithms.strip() == "all" else [

@@ -89,7 +89,7 @@ def _params(text: str | None) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.sweep import bounds_sweep, sweep
+    from duelbound.checks.sweep.runner import bounds_sweep, sweep
 
     check_output_path(args.store, None, "--store")
     args.files = list(args.files) + list(args.matrices)

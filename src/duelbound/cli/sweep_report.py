@@ -50,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.store import SweepStore
-    from duelbound.checks.sweep import bounds_report_table, plot_report, report_table
+    from duelbound.checks.sweep.runner import bounds_report_table, plot_report, report_table
+    from duelbound.checks.sweep.store import SweepStore
     from duelbound.solvers.tables import concat, notes_text, too_wide_message
     from duelbound.theory.errors import DuelboundError
 

@@ -34,7 +34,7 @@ HELP = "verify an outside implementation (protocol, consistency, C*, reference)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from duelbound.checks.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
+    from duelbound.checks.verify.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
 
     parser.add_argument("algorithm", metavar="MODULE:FACTORY",
                         help="factory of the algorithm, or a bundled algorithm name")
@@ -78,8 +78,8 @@ def _matrices(specs: list[str]):
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.harness import DEFAULT_MATRICES, load_factory, verify
-    from duelbound.checks.judge import harden
+    from duelbound.checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
+    from duelbound.checks.verify.judge import harden
     from duelbound.theory import examples
 
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         mats = _matrices(args.only)
     else:
         mats = [examples.load(n) for n in DEFAULT_MATRICES] + _matrices(args.matrices)
-    report = verify(spec, mats, T=args.T, runs=args.runs, reference=args.reference,
+    report = verify_algorithm(spec, mats, T=args.T, runs=args.runs, reference=args.reference,
                     protocol=args.protocol, claimed_coefficient=args.claimed,
                     time_limit=args.time_limit, hang_timeout=args.hang_timeout,
                     memory_limit=args.memory_limit, budget=args.budget, seed=args.seed,

@@ -28,9 +28,9 @@ __all__ = ["ABOVE", "AT_LEAST", "U_AT_LEAST", "L_BELOW", "L_AT_MOST", "holds", "
            "heap_push", "heap_pop"]
 
 # Predicates on pair (i, j) at time t, each False → True as t grows with the counts fixed.
-ABOVE = 0       # u_ij > 1/2, sqrt-free form of alg_common.ucb_above_half (D-TS)
-AT_LEAST = 1    # u_ij ≥ 1/2, sqrt-free form of alg_common.ucb_at_least_half (RUCB)
-U_AT_LEAST = 2  # U_ij ≥ 1/2 with U from alg_common.confidence_bounds (CCB)
+ABOVE = 0       # u_ij > 1/2, sqrt-free form of common.ucb_above_half (D-TS)
+AT_LEAST = 1    # u_ij ≥ 1/2, sqrt-free form of common.ucb_at_least_half (RUCB)
+U_AT_LEAST = 2  # U_ij ≥ 1/2 with U from common.confidence_bounds (CCB)
 L_BELOW = 3     # L_ij < 1/2, i.e. not (L_ij ≥ 1/2) (CCB)
 L_AT_MOST = 4   # L_ij ≤ 1/2, i.e. not (L_ij > 1/2) (CCB)
 

@@ -7,9 +7,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec
-from .alg_schedule import heap_pop, heap_push
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
+from duelbound.checks.simulate.algorithms.schedule import heap_pop, heap_push
+from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True, nogil=True)

@@ -7,9 +7,9 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, random_argmax, ucb_column
-from .alg_schedule import AT_LEAST, new_schedule, pop_due, refresh
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, random_argmax, ucb_column
+from duelbound.checks.simulate.algorithms.schedule import AT_LEAST, new_schedule, pop_due, refresh
+from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True, nogil=True)
@@ -25,7 +25,7 @@ def run_rucb(env, rng, alpha):
 
     Implementation (identical runs, O(K) per duel): the candidate test u_cj ≥ 1/2 is
     kept per pair, re-tested sqrt-free for the dueled pair and updated for the others
-    at the t where their growing radius crosses 1/2 (:mod:`.alg_schedule`); only
+    at the t where their growing radius crosses 1/2 (:mod:`.schedule`); only
     column c of U is computed.
     """
     K = env.mu.shape[0]

@@ -23,20 +23,25 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError, UnknownNameError
-from duelbound.theory.matrix import PreferenceMatrix
-
-from . import alg_ccb, alg_dts, alg_rmed, alg_rucb, alg_savage, alg_scb, alg_uniform
-from .alg_common import AlgorithmSpec
-from .environment import make_env, make_rng
-from .policy import run_policy
-from .records import (
+from duelbound.checks.simulate.algorithms import ccb as alg_ccb
+from duelbound.checks.simulate.algorithms import dts as alg_dts
+from duelbound.checks.simulate.algorithms import rmed as alg_rmed
+from duelbound.checks.simulate.algorithms import rucb as alg_rucb
+from duelbound.checks.simulate.algorithms import savage as alg_savage
+from duelbound.checks.simulate.algorithms import scb as alg_scb
+from duelbound.checks.simulate.algorithms import uniform as alg_uniform
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
+from duelbound.checks.simulate.environment import make_env, make_rng
+from duelbound.checks.simulate.policy import run_policy
+from duelbound.checks.simulate.records import (
     RunRecord,
     SimulationResult,
     algorithm_label,
     plot_results,
     record_from_env,
 )
+from duelbound.theory.errors import DuelboundError, UnknownNameError
+from duelbound.theory.matrix import PreferenceMatrix
 
 __all__ = ["ALGORITHMS", "run_single", "simulate", "run_policy", "RunRecord",
            "SimulationResult", "plot_results", "get_algorithm", "matrix_bounds", "warm_up",

@@ -1,13 +1,13 @@
 """The untrusted side of ``duelbound verify``: runs the user's algorithm, nothing else.
 
-This file is executed as a script in a fresh interpreter (``python -I judge_child.py
-CONFIG``) started by :mod:`duelbound.checks.judge`; it imports no part of duelbound, so
+This file is executed as a script in a fresh interpreter (``python -I child.py
+CONFIG``) started by :mod:`duelbound.checks.verify.judge`; it imports no part of duelbound, so
 the only things the user's code can see are what the protocol gives it: K, T, its own
 seed and the outcome of each duel it asks for.  The preference matrix, the
 environment's generator, the record of the duels and the verdict code live in the
 trusted parent process.
 
-Wire protocol (see :mod:`duelbound.checks.judge`): the child writes a request as
+Wire protocol (see :mod:`duelbound.checks.verify.judge`): the child writes a request as
 8 bytes (i, j), little-endian int32, to one pipe and reads the 1-byte answer from
 another (0: j won, 1: i won, 2: invalid request, 3: more than T duels).  Markers in
 the i field: ``TEXT`` (j bytes of JSON follow: exceptions, protocol detection),

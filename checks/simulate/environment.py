@@ -5,7 +5,7 @@ compiled :func:`duel` that draws one Bernoulli outcome, updates the counts N_ij,
 wins W_ij and the cumulative regret in the three conventions of docs/math.md §4
 (komiyama, zoghi, binary), and records the cumulative regret at the
 checkpoints. Algorithms are small compiled loops that call :func:`duel` until
-:func:`finished`; the Python-object protocol of :func:`duelbound.checks.policy.run_policy`
+:func:`finished`; the Python-object protocol of :func:`duelbound.checks.simulate.policy.run_policy`
 uses the same :func:`duel` through :func:`duel_py`.
 
 Conventions

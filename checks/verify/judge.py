@@ -1,7 +1,7 @@
 """The trusted side of ``duelbound verify``: an environment user code cannot reach.
 
 :func:`judge_run` starts the user's algorithm in a fresh interpreter
-(:mod:`duelbound.checks.judge_child`, its own session and process group, resource
+(:mod:`duelbound.checks.verify.child`, its own session and process group, resource
 limits, stdout/stderr captured to files) and plays the environment for it: the child
 sends the pairs it wants to duel, this process draws each outcome from a generator
 seeded by a *secret* environment seed and answers with that outcome only.  The
@@ -57,7 +57,7 @@ DONE = -2147483648
 TEXT = -2147483647
 READY = -2147483646
 BLOCK = 1 << 16
-CHILD = str(Path(__file__).with_name("judge_child.py"))
+CHILD = str(Path(__file__).with_name("child.py"))
 
 #: Error kinds that are the algorithm's fault (a protocol FAIL).  ``environment``
 #: (ImportError, a removed NumPy alias inside a library) and ``usage`` are not.
@@ -399,7 +399,7 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
         The judge's own record: requested pairs, outcomes, protocol errors (each with
         its step and a count per kind), exit status, captured output tails.
     """
-    from .environment import make_rng
+    from duelbound.checks.simulate.environment import make_rng
 
     limits = limits or Limits()
     K = M.K if M is not None else 2

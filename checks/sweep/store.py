@@ -1,6 +1,6 @@
 """Crash-safe SQLite store of sweep results: one row per finished run.
 
-A sweep (:mod:`duelbound.checks.sweep`) commits every finished task at once,
+A sweep (:mod:`duelbound.checks.sweep.runner`) commits every finished task at once,
 in its own transaction, so a sweep killed at any moment loses only the
 tasks that were in flight.  The store uses the standard library's
 :mod:`sqlite3` in WAL mode: readers (``duelbound sweep-report`` while a sweep

@@ -2,7 +2,7 @@
 
 A policy has ``select() -> (i, j)`` and ``update(i, j, i_won: bool)``. The
 environment, counts and regret accounting are the simulator's own
-(:func:`duelbound.checks.environment.duel`), so a policy's RunRecord is directly
+(:func:`duelbound.checks.simulate.environment.duel`), so a policy's RunRecord is directly
 comparable with the compiled algorithms'.
 """
 
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import time
 
+from duelbound.checks.simulate.environment import duel_py, make_env, make_rng
+from duelbound.checks.simulate.records import RunRecord, record_from_env
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
-
-from .environment import duel_py, make_env, make_rng
-from .records import RunRecord, record_from_env
 
 __all__ = ["run_policy"]
 
@@ -27,7 +26,7 @@ def run_policy(M, policy, T: int, seed: int, checkpoints=None, *, name: str | No
     ----------
     M : PreferenceMatrix or array-like
     policy : object with ``select()`` and ``update(i, j, i_won)``
-    T, seed, checkpoints, log_pairs : as in :func:`duelbound.checks.simulator.run_single`;
+    T, seed, checkpoints, log_pairs : as in :func:`duelbound.checks.simulate.simulator.run_single`;
         the environment's outcomes come from PCG64(SeedSequence(seed)), the policy's own
         randomness is its business.
     name : str, optional

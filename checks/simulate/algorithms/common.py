@@ -1,7 +1,7 @@
 """Compiled helpers shared by the algorithms: log guards, confidence bounds, ties.
 
 Every algorithm of the reference simulator is a compiled loop over
-:func:`duelbound.checks.environment.duel`; the pieces they have in common live
+:func:`duelbound.checks.simulate.environment.duel`; the pieces they have in common live
 here so that each algorithm module holds only its own selection rule.
 """
 
@@ -147,7 +147,7 @@ class AlgorithmSpec:
     """One algorithm of the simulator: a compiled loop plus its paper defaults.
 
     ``runner(env, rng, *params)`` plays duels through
-    :func:`duelbound.checks.environment.duel` until the horizon; ``defaults``
+    :func:`duelbound.checks.simulate.environment.duel` until the horizon; ``defaults``
     lists the parameters in the runner's positional order.
     """
 

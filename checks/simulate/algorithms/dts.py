@@ -11,9 +11,14 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.random.generator_core import next_uint64
 
-from .alg_common import AlgorithmSpec, kl_half_scalar, lcb_at_most_half, random_argmax
-from .alg_schedule import ABOVE, new_schedule, pop_due, refresh
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import (
+    AlgorithmSpec,
+    kl_half_scalar,
+    lcb_at_most_half,
+    random_argmax,
+)
+from duelbound.checks.simulate.algorithms.schedule import ABOVE, new_schedule, pop_due, refresh
+from duelbound.checks.simulate.environment import duel, finished
 
 TWO53 = 9007199254740992.0  # 2**53: a uniform of the generator is k / 2**53, k < 2**53
 NBITS = 53
@@ -516,7 +521,7 @@ def run_dts(env, rng, plus, alpha):
     with l_{i a1} > 1/2 are not drawn): none up gives a2 = a1, one up gives that arm, and
     only with two or more are their values drawn, conditioned on > 1/2
     (:func:`_beta_above_half`; the arms never dueled with a1 share one draw, the maximum
-    of uniforms). ζ̂ is kept incrementally (:mod:`.alg_schedule`).
+    of uniforms). ζ̂ is kept incrementally (:mod:`.schedule`).
     """
     K = env.mu.shape[0]
     T = env.clock[2]

@@ -15,6 +15,15 @@ import math
 import numba as nb
 import numpy as np
 
+from duelbound.checks.simulate.algorithms.common import (
+    AlgorithmSpec,
+    kl_half_scalar,
+    log_guard,
+    loglog_guard,
+    random_argmax,
+)
+from duelbound.checks.simulate.algorithms.schedule import new_schedule, pop_due, schedule
+from duelbound.checks.simulate.environment import duel, finished
 from duelbound.solvers.ecw import sorted_threshold
 from duelbound.solvers.oracle import (
     cw_oracle_core,
@@ -29,10 +38,6 @@ from duelbound.solvers.parametric import (
     pair_costs_core,
 )
 from duelbound.theory.errors import DuelboundError
-
-from .alg_common import AlgorithmSpec, kl_half_scalar, log_guard, loglog_guard, random_argmax
-from .alg_schedule import new_schedule, pop_due, schedule
-from .environment import duel, finished
 
 _TOL = 1e-9  # membership tolerance, as in duelbound.solvers.in_region
 

@@ -2,12 +2,12 @@
 
 :func:`verify` runs a user algorithm, given as ``"package.module:factory"``, on a
 suite of preference matrices and reports per matrix and check one of PASS,
-INCONCLUSIVE, WARN, FAIL (:mod:`duelbound.checks.verdicts`).
+INCONCLUSIVE, WARN, FAIL (:mod:`duelbound.checks.verify.verdicts`).
 
 Isolation
 ---------
 The user's module is imported only in a child process started from a fresh
-interpreter (:mod:`duelbound.checks.judge`); this process never imports it.  The
+interpreter (:mod:`duelbound.checks.verify.judge`); this process never imports it.  The
 child sees K, T, its own seed and the outcome of each duel it requests; the
 preference matrix, the environment's generator (seeded from fresh secret entropy,
 recorded in the report for ``environment_seed=`` replays), the record of the duels
@@ -19,7 +19,7 @@ Protocols (detected from what ``factory(K, T, seed)`` returns)
 ---------------------------------------------------------------
 ``"select"``: an object with ``select() -> (i, j)`` and ``update(i, j, i_won)``.
 ``"duel"``: a callable ``run(duel, T)`` that calls ``duel(i, j) -> bool`` (True iff
-i won) until it is done (see :mod:`duelbound.checks.adapters` for duelpy).  A bundled
+i won) until it is done (see :mod:`duelbound.checks.verify.adapters` for duelpy).  A bundled
 algorithm name (``"ecw-rmed"``, …) runs compiled, in this process's forks.
 
 Checks per matrix: ``protocol``, ``consistency``, ``lower bound`` (slope of R(t)
@@ -44,14 +44,13 @@ from typing import Any
 
 import numpy as np
 
+from duelbound.checks.verify.verdicts import Check, worst
 from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
-from .verdicts import Check, worst
-
 __all__ = ["DEFAULT_MATRICES", "DEFAULT_T", "DEFAULT_RUNS", "Check", "RunOutcome",
-           "MatrixReport", "VerifyReport", "verify", "load_factory", "factory_spec",
+           "MatrixReport", "VerifyReport", "verify_algorithm", "load_factory", "factory_spec",
            "mann_whitney_null_counts", "regret_ratio_interval", "EXIT_CODES"]
 
 #: Default suite: Condorcet winner; no Condorcet winner with 3 Copeland winners
@@ -223,8 +222,8 @@ def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
 
 def _summarise(M: PreferenceMatrix, pairs: np.ndarray, T: int) -> dict[str, Any]:
     """Regret curves and pair counts of a recorded duel sequence (trusted side)."""
-    from .environment import log_checkpoints
-    from .judge import trajectory
+    from duelbound.checks.simulate.environment import log_checkpoints
+    from duelbound.checks.verify.judge import trajectory
 
     n = int(pairs.shape[0])
     ck = log_checkpoints(T)
@@ -248,7 +247,7 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
     """Body of a trusted worker: one run, returned as plain data."""
     M = PreferenceMatrix(job.values)
     if job.kind == "bundled":
-        from .simulator import run_single
+        from duelbound.checks.simulate.simulator import run_single
 
         t0 = time.perf_counter()
         rec = run_single(M, job.target, job.T, job.seed, log_pairs=True)
@@ -257,7 +256,7 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
         out.update(ok=True, wall_time=wall, duels_per_s=job.T / wall if wall > 0 else 0.0,
                    exit_status="bundled")
         return out
-    from .judge import judge_run
+    from duelbound.checks.verify.judge import judge_run
 
     rec = judge_run(job.target, M, job.T, job.seed, job.environment_seed, protocol=protocol,
                     limits=limits)
@@ -272,7 +271,7 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
 
 
 def _child(conn, job, protocol, limits) -> None:
-    from .judge import harden
+    from duelbound.checks.verify.judge import harden
 
     harden()   # this worker holds the matrix and the generator: keep /proc/PID/mem closed
     try:
@@ -380,7 +379,7 @@ def _run_jobs(jobs: list[_Job], protocol: str, limits, budget: float, workers: i
 # --------------------------------------------------------------------------------------
 
 def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> Check:
-    from .judge import PROTOCOL_ERRORS
+    from duelbound.checks.verify.judge import PROTOCOL_ERRORS
 
     every = runs + ([twin] if twin is not None else [])
     counts: dict[str, int] = {}
@@ -469,9 +468,9 @@ def load_factory(spec: str) -> str:
     """Validate ``"package.module:factory"`` (or a bundled name) *without importing it*.
 
     The module is imported only in the judge's child process, where a failure to
-    import is reported as a usage error (:func:`verify` raises DuelboundError).
+    import is reported as a usage error (:func:`verify_algorithm` raises DuelboundError).
     """
-    from .simulator import ALGORITHMS
+    from duelbound.checks.simulate.simulator import ALGORITHMS
 
     if not isinstance(spec, str):
         raise DuelboundError(f"expected a 'module:factory' string, got {type(spec).__name__}")
@@ -517,7 +516,7 @@ def _run_seed(seed: int, m: int, r: int) -> int:
     return int(np.random.SeedSequence([seed, m, r]).generate_state(1)[0])
 
 
-def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
+def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
            T: int = DEFAULT_T, runs: int = DEFAULT_RUNS, reference: str | None = None,
            protocol: str = "auto", claimed_coefficient: float | None = None,
            time_limit: float = 300.0, hang_timeout: float = 20.0,
@@ -568,10 +567,15 @@ def verify(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
         Bad arguments; a module that cannot be imported; a factory whose result fits
         neither protocol (one line naming both).
     """
-    from . import verdicts as V
-    from .environment import check_horizon
-    from .judge import Limits, new_environment_seed, probe, run_environment_seed
-    from .simulator import ALGORITHMS
+    from duelbound.checks.simulate.environment import check_horizon
+    from duelbound.checks.simulate.simulator import ALGORITHMS
+    from duelbound.checks.verify import verdicts as V
+    from duelbound.checks.verify.judge import (
+        Limits,
+        new_environment_seed,
+        probe,
+        run_environment_seed,
+    )
 
     T = check_horizon(T)
     if runs < 1:

@@ -7,9 +7,16 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, random_argmax, ucb_column
-from .alg_schedule import L_AT_MOST, L_BELOW, U_AT_LEAST, new_schedule, pop_due, refresh_slot
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, random_argmax, ucb_column
+from duelbound.checks.simulate.algorithms.schedule import (
+    L_AT_MOST,
+    L_BELOW,
+    U_AT_LEAST,
+    new_schedule,
+    pop_due,
+    refresh_slot,
+)
+from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True)

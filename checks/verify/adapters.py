@@ -4,11 +4,11 @@ duelpy ([duelpy] 1.0.0, the ``bench`` extra — never a runtime dependency) runs
 algorithm as ``Algorithm(feedback_mechanism=..., time_horizon=...).run()``, where
 the feedback mechanism's ``duel(a, b)`` returns whether arm a won.  The
 :func:`duelpy_factory` adapter turns such a class into a factory for the
-``"duel"`` protocol of :func:`duelbound.checks.harness.verify`.  ``verify`` imports
+``"duel"`` protocol of :func:`duelbound.checks.verify.harness.verify`.  ``verify`` imports
 factories by name in its isolated child, so they must live at module level
 (see examples/duelpy_wrapped.py)::
 
-    duelbound verify duelbound.checks.adapters:duelpy_dts --reference d-ts
+    duelbound verify duelbound.checks.verify.adapters:duelpy_dts --reference d-ts
 
 duelpy 1.0.0 predates NumPy 1.24/2.0 and uses aliases NumPy removed;
 :func:`restore_numpy_aliases` puts them back before duelpy is imported.  Without
@@ -101,7 +101,7 @@ def duelpy_factory(algorithm: str | type, **params: Any) -> Callable:
 DUELPY_CLASSES = {"duelpy_dts": "DoubleThompsonSampling", "duelpy_ccb": "CopelandConfidenceBound",
                   "duelpy_rucb": "RelativeUCB", "duelpy_rmed1": "Rmed1"}
 
-#: Ready-made factories for ``duelbound verify duelbound.checks.adapters:duelpy_dts``.
+#: Ready-made factories for ``duelbound verify duelbound.checks.verify.adapters:duelpy_dts``.
 duelpy_dts = duelpy_factory("DoubleThompsonSampling")
 duelpy_ccb = duelpy_factory("CopelandConfidenceBound")
 duelpy_rucb = duelpy_factory("RelativeUCB")

@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from duelbound.checks.simulate.environment import Env, update_regret
 from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
 from duelbound.theory.regret import CONVENTIONS
-
-from .environment import Env, update_regret
 
 __all__ = ["RunRecord", "SimulationResult", "record_from_env", "plot_results", "Curve",
            "regret_figure", "algorithm_label", "QUANTILES", "BAND"]

@@ -17,7 +17,7 @@ never a violation.
 
 Examples
 --------
->>> from duelbound.checks.claims import check_claims
+>>> from duelbound.checks.claims.catalogue import check_claims
 >>> report = check_claims(n=20, seed=0, claims=["z15-lemma7"])
 >>> report.results[0].status, report.exit_code()
 ('holds', 0)
@@ -28,7 +28,7 @@ Notes
 regret/log T below C* asymptotically) is registered with ``sides=None``: it is a
 statement about the limit T → ∞ of a random quantity, not a predicate on a
 matrix, so no finite simulation can refute it; the verification harness
-(:func:`duelbound.checks.harness.verify`, check "regret/log T vs C*") reports
+(:func:`duelbound.checks.verify.harness.verify`, check "regret/log T vs C*") reports
 the measured regret/log T next to C* instead, as a WARN when it sits below.
 """
 
@@ -50,13 +50,12 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
+from duelbound.checks.strategies import InvalidStrategyArgument, preference_matrices
 from duelbound.theory import structure as stc
 from duelbound.theory.errors import UnknownNameError
 from duelbound.theory.kl import kl_half
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import regret_matrix
-
-from .strategies import InvalidStrategyArgument, preference_matrices
 
 __all__ = ["Sides", "Interval", "CertifiedSides", "Claim", "ClaimResult", "ClaimsReport",
            "CLAIMS", "claim_names", "get_claim", "evaluate", "certify", "check_claims",
@@ -705,7 +704,7 @@ CLAIMS: tuple[Claim, ...] = (
           "no strongly consistent algorithm's regret/log T settles below C*", ">=", None,
           expected="deferred",
           note="asymptotic statement about a random quantity: no finite predicate; "
-               "verify() reports regret/log T vs C* per matrix"),
+               "verify_algorithm() reports regret/log T vs C* per matrix"),
 )
 
 _BY_NAME = {c.name: c for c in CLAIMS}

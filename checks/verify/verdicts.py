@@ -313,7 +313,7 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
     """
     from scipy import stats
 
-    from .harness import regret_ratio_interval
+    from duelbound.checks.verify.harness import regret_ratio_interval
 
     x = np.array([r.final_regret["komiyama"] for r in runs if r.steps == T])
     y = np.array([r.final_regret["komiyama"] for r in ref_runs if r.steps == T])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numba as nb
 
-from .alg_common import AlgorithmSpec
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
+from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True, nogil=True)

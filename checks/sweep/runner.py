@@ -3,7 +3,7 @@
 A sweep is a grid of tasks — one per (matrix, algorithm, run) — executed with
 Dask distributed (an in-process ``LocalCluster`` by default, or an existing
 cluster given by its scheduler address) and committed one by one to a
-:class:`~duelbound.checks.store.SweepStore`.  Run r of (matrix, algorithm) uses
+:class:`~duelbound.checks.sweep.store.SweepStore`.  Run r of (matrix, algorithm) uses
 the seed :func:`derive_seed` ``(S, matrix hash, algorithm, r)``, so a task's
 result does not depend on where or when it ran, and re-running the same sweep
 skips every task already committed.
@@ -40,10 +40,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duelbound.checks.sweep.store import SweepStore, sweep_lock
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
-
-from .store import SweepStore, sweep_lock
 
 __all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
            "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
@@ -118,7 +117,7 @@ def grid(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: int
                              f"{', '.join(sorted(unknown))}")
     for alg in algorithms:  # fail before starting a cluster, not in every task
         if ":" not in alg:
-            from .simulator import get_algorithm
+            from duelbound.checks.simulate.simulator import get_algorithm
 
             get_algorithm(alg).arguments(params.get(alg))
     cps = None if checkpoints is None else tuple(int(c) for c in checkpoints)
@@ -152,7 +151,7 @@ def resolve_algorithm(algorithm: str) -> Callable[..., Any]:
             return getattr(importlib.import_module(mod_name), attr)
         except (ImportError, AttributeError) as exc:
             raise DuelboundError(f"cannot load plugin algorithm {algorithm!r}: {exc}") from None
-    from .simulator import run_single
+    from duelbound.checks.simulate.simulator import run_single
 
     def _run(M: PreferenceMatrix, T: int, seed: int, params: dict, checkpoints: Any) -> Any:
         return run_single(M, algorithm, T, seed, params=params or None, checkpoints=checkpoints)
@@ -528,7 +527,7 @@ class SweepResult:
 
 
 def _progress(total: int, enabled: bool | None, desc: str) -> Any:
-    from .simulator import progress_bar
+    from duelbound.checks.simulate.simulator import progress_bar
 
     return progress_bar(total, desc, enabled, unit="task")
 
@@ -654,7 +653,7 @@ def _warm_up(tasks: Iterator[SweepTask] | Any, by_hash: dict[str, PreferenceMatr
     """Compile the simulator's runners of the grid in the client when numba's on-disk cache
     lacks them (with the one-line notice), so that the local workers load them from the
     cache instead of each compiling them."""
-    from .simulator import compiled_code_cached, feedback_enabled, warm_up
+    from duelbound.checks.simulate.simulator import compiled_code_cached, feedback_enabled, warm_up
 
     first: dict[str, SweepTask] = {}
     for t in tasks:
@@ -690,7 +689,7 @@ def sweep(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: in
     matrices, algorithms, T, runs, seed
         The grid: one task per (matrix, algorithm, run r < runs); run r uses the
         seed ``derive_seed(seed, matrix.content_hash(), algorithm, r)`` and calls
-        ``duelbound.checks.simulator.run_single`` (or a ``"module:callable"`` plugin).
+        ``duelbound.checks.simulate.simulator.run_single`` (or a ``"module:callable"`` plugin).
     store : path of the SQLite store (created if missing).
     params : algorithm name -> parameter dict passed to ``run_single``.
     checkpoints : t values at which the cumulative regret is recorded (default: the
@@ -851,9 +850,8 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
     """
     import numpy as np
 
+    from duelbound.checks.sweep.store import CONVENTION_COLUMNS
     from duelbound.theory.regret import check_convention, conversion_factor
-
-    from .store import CONVENTION_COLUMNS
 
     check_convention(convention)
     col = CONVENTION_COLUMNS[convention]
@@ -983,7 +981,7 @@ def _with_defaults(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
     given), so that labels say what actually ran."""
     if ":" in algorithm:
         return dict(params)
-    from .simulator import ALGORITHMS
+    from duelbound.checks.simulate.simulator import ALGORITHMS
 
     spec = ALGORITHMS.get(algorithm)
     return {**(spec.defaults if spec is not None else {}), **params}
@@ -996,7 +994,8 @@ def plot_report(store: str | Path, path: str | Path | None, convention: str = "k
     Each curve is the mean over the runs with a shaded band between the 10 % and 90 %
     quantiles over the runs, labelled with the algorithm and its parameters; C*·ln t and
     C^E*·ln t are drawn in the komiyama convention.  Panels wrap after three columns and
-    the image stays below a few megapixels (:func:`duelbound.checks.records.regret_figure`).
+    the image stays below a few megapixels
+    (:func:`duelbound.checks.simulate.records.regret_figure`).
     Runs whose checkpoints differ from the group's first run are left out.
 
     Parameters
@@ -1012,7 +1011,7 @@ def plot_report(store: str | Path, path: str | Path | None, convention: str = "k
     """
     import numpy as np
 
-    from .records import Curve, algorithm_label, regret_figure
+    from duelbound.checks.simulate.records import Curve, algorithm_label, regret_figure
 
     summary = {(s["matrix_hash"], s["T"]): s for s in summarise(store, convention)}
     with SweepStore(store, readonly=True) as st:

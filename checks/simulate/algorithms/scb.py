@@ -7,8 +7,8 @@ import math
 import numba as nb
 import numpy as np
 
-from .alg_common import AlgorithmSpec, kl_scalar
-from .environment import duel, finished
+from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, kl_scalar
+from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True)
