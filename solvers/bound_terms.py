@@ -58,6 +58,9 @@ from duelbound.theory.kl import kl_bernoulli, kl_half
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import Conversion, check_convention, convert
 
+from .ecw import ecw_bound
+from .lower_bound import lower_bound
+
 __all__ = [
     "KIND_LOG_T", "KIND_LOGLOG_T", "KIND_ORDER", "KINDS", "AssumptionCheck", "BoundTerm",
     "Conversion", "BOUNDS", "DEFAULT_BOUNDS", "upper_bound", "upper_bounds", "bound_names",
@@ -178,7 +181,7 @@ class BoundTerm:
             why = ("order term: constant-free, not converted" if self.kind == KIND_ORDER
                    else "sample complexity (number of duels): no regret convention")
             return Conversion(self.value, self.convention, None, True, why)
-        return _convert(self.value, M, self.convention, convention, upper=True)
+        return convert(self.value, self.convention, convention, M, upper=True)
 
     def in_convention(self, convention: str, M: PreferenceMatrix | None = None) -> BoundTerm:
         """This bound restated exactly in ``convention`` (a new record; ``value`` converted).
@@ -264,12 +267,6 @@ def _jsonable(obj: Any) -> Any:
     return obj
 
 
-def _convert(value: float, M: PreferenceMatrix, src: str, dst: str, *,
-             upper: bool) -> Conversion:
-    """:func:`duelbound.theory.regret.convert` with the matrix first (table code)."""
-    return convert(value, src, dst, M, upper=upper)
-
-
 # -- shared quantities ------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -331,15 +328,14 @@ _DMIN_NOTE = "Δ = Δ_min"
 # -- [K16]: CW-RMED and ECW-RMED ----------------------------------------------------
 
 @functools.lru_cache(maxsize=32)
-def _lower(M: PreferenceMatrix):
-    from .lower_bound import lower_bound  # issue 4; imported late (no import cycle)
-
+def cached_lower_bound(M: PreferenceMatrix):
+    """:func:`~duelbound.solvers.lower_bound.lower_bound` of ``M``, cached per matrix (the
+    terms and tables that share C* solve it once)."""
     return lower_bound(M)
 
 
 @functools.lru_cache(maxsize=32)
 def _ecw(M: PreferenceMatrix):
-    from .ecw import ecw_bound
 
     return ecw_bound(M)
 
@@ -350,7 +346,7 @@ def cw_rmed(M: PreferenceMatrix) -> BoundTerm:
     Computed by :func:`duelbound.solvers.lower_bound`; the certificate status
     is copied into ``details``.
     """
-    lb = _lower(M)
+    lb = cached_lower_bound(M)
     cert = getattr(lb, "certificate", None) or {}
     status = cert.get("status") if isinstance(cert, dict) else getattr(cert, "status", cert)
     return BoundTerm(

@@ -39,9 +39,10 @@ import flint
 import numpy as np
 
 from duelbound.theory import structure as st
-from duelbound.theory.errors import UnknownNameError
+from duelbound.theory.errors import DuelboundError, UnknownNameError
+from duelbound.theory.kl import kl_symbolic
 
-from .formulations import constraint_families, rows_lp
+from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "verify", "certify_winner",
@@ -299,22 +300,20 @@ def _explicit_model(M, i1, ws, ties: int = 1):
     basic primal is another, infeasible vertex (degeneracy), :func:`_complete`
     continues by row generation.
     """
-    from .lower_bound import _full, _oracle_rows
 
     mu = np.ascontiguousarray(M.values)
     px = ws.px
-    keys, rows = _oracle_rows(mu, i1, px, _full(px, ws.x, M.K), -1e-7, ties=ties)
+    keys, rows = violated_rows(mu, i1, px, px.symmetric(ws.x), -1e-7, ties=ties)
     model = PulpLP(rows_lp(px, list(zip(keys, rows))))
     return model, model.solve()
 
 
 def _complete(M, i1, px, model, sol, max_rounds: int = 500):
     """Row generation on the explicit model until its optimum violates no constraint."""
-    from .lower_bound import _full, _oracle_rows
 
     mu = np.ascontiguousarray(M.values)
     for _ in range(max_rounds):
-        keys, rows = _oracle_rows(mu, i1, px, _full(px, sol.v[:px.pairs.shape[0]], M.K), 1e-9,
+        keys, rows = violated_rows(mu, i1, px, px.symmetric(sol.v[:px.pairs.shape[0]]), 1e-9,
                                   ties=TIE_ROWS)
         if not rows:
             break
@@ -763,8 +762,6 @@ def symbolic_value(M, ws, cert_entry) -> Any:
     """
     import sympy
 
-    from duelbound.theory.errors import DuelboundError
-    from duelbound.theory.kl import kl_symbolic
 
     if not cert_entry or cert_entry.get("status") != "exact":
         raise DuelboundError("symbolic=True needs an exact certificate (certify=True, and it "

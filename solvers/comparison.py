@@ -42,7 +42,7 @@ from typing import Any
 from duelbound.frames import html_table, markdown_table, records_to_frame
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import check_convention
+from duelbound.theory.regret import check_convention, convert
 
 from .bound_terms import (
     DEFAULT_BOUNDS,
@@ -51,9 +51,8 @@ from .bound_terms import (
     KIND_ORDER,
     BoundTerm,
     Conversion,
-    _convert,
-    _lower,
     bound_names,
+    cached_lower_bound,
     upper_bounds,
 )
 from .tables import Cell, Column, LatexStyle, Markup, Table, latex_escape, render
@@ -543,11 +542,11 @@ def bound_table(matrices: Iterable[PreferenceMatrix],
     entries = []
     for idx, M in enumerate(mats):
         terms = upper_bounds(M, names, params)
-        lb = _lower(M)
+        lb = cached_lower_bound(M)
         cert = lb.certificate.get("status") if isinstance(lb.certificate, dict) else None
         entries.append(BoundTableEntry(
             matrix=M.name or f"matrix{idx + 1}", K=M.K, lower=float(lb.value),
-            lower_converted=_convert(float(lb.value), M, "komiyama", convention, upper=False),
+            lower_converted=convert(float(lb.value), "komiyama", convention, M, upper=False),
             certificate=cert, terms=terms,
             conversions=[t.converted(M, convention) for t in terms],
             perturbed=(f"exact ties at {list(M.broken_ties)} broken by epsilon = "
@@ -572,7 +571,7 @@ def plot_bounds(bt: BoundTable, path: str | None = None):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from duelbound.theory.draw import save_figure
+    from duelbound.theory.draw import save_figure  # matplotlib: only when plotting
 
     ks = [k for k, _ in enumerate(bt.bounds)
           if bt.entries[0].terms[k].multiplies == "log T"]

@@ -35,9 +35,11 @@ import numba
 import numpy as np
 
 from duelbound.theory import structure as st
+from duelbound.theory.errors import UnknownNameError
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import ConventionMixin, regret_matrix
 
+from .lp import solve_ecw_lp
 from .oracle import insert_sorted_indexed, losses_core
 
 __all__ = ["threshold_core", "sorted_threshold", "ecw_winner_core", "ecw_winner_into",
@@ -236,7 +238,6 @@ def ecw_bound(M: PreferenceMatrix, *, method: str = "threshold") -> ECWBoundResu
     >>> res.winners, round(res.per_winner[0], 6)
     ([0], 49.663496)
     """
-    from duelbound.theory.errors import UnknownNameError
 
     mu = np.ascontiguousarray(M.values)
     d = np.ascontiguousarray(st.divergences(M))
@@ -250,7 +251,6 @@ def ecw_bound(M: PreferenceMatrix, *, method: str = "threshold") -> ECWBoundResu
             per[i1] = float(ecw_winner_core(mu, d, r, i1, q))
             allocs[i1] = q
     elif method == "lp":
-        from .lp import solve_ecw_lp
 
         for i1 in winners:
             per[i1], allocs[i1] = solve_ecw_lp(M, i1)

@@ -26,7 +26,7 @@ from math import comb
 
 import numpy as np
 
-from .oracle import l_range_core, losses_core
+from .oracle import cw_oracle_core, family_constraints, l_range_core, losses_core
 
 __all__ = ["PairIndex", "LPData", "pair_index", "compact_lp", "rows_lp", "explicit_rows",
            "explicit_count", "constraint_families", "CompactBuilder"]
@@ -40,6 +40,15 @@ class PairIndex:
     pid: np.ndarray  # (K, K) int, −1 for pairs left out
     cost: np.ndarray  # (P,) c_p = r_p / d_p
     d: np.ndarray  # (P,) d_p
+
+    def symmetric(self, vec: np.ndarray) -> np.ndarray:
+        """The K × K symmetric matrix with ``vec[p]`` at both (a_p, b_p) and (b_p, a_p)."""
+        K = self.pid.shape[0]
+        out = np.zeros((K, K))
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        out[a, b] = vec
+        out[b, a] = vec
+        return out
 
 
 def pair_index(mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int) -> PairIndex:
@@ -127,7 +136,7 @@ def explicit_rows(mu: np.ndarray, i1: int, px: PairIndex):
 _LINK = np.array([1.0, -1.0, 1.0])
 
 
-class _Builder:
+class ColumnBuilder:
     """Accumulates columns and ≥-rows as arrays (no per-term Python objects)."""
 
     def __init__(self, px: PairIndex):
@@ -175,7 +184,7 @@ class _Builder:
                       n_pairs, self.row_keys, self.blocks)
 
 
-class CompactBuilder(_Builder):
+class CompactBuilder(ColumnBuilder):
     """The compact extended formulation of R_{i1} (docs/math.md §5), grown family by family.
 
     Each (i2, l, case) family is one row; the blocks (λ, u) it needs are created on
@@ -269,7 +278,45 @@ def compact_lp(mu: np.ndarray, i1: int, px: PairIndex, families: set | None = No
 
 def rows_lp(px: PairIndex, rows: list[tuple[tuple, list[int]]]) -> LPData:
     """The LP over x with the given explicit rows (row generation, enumeration)."""
-    bld = _Builder(px)
+    bld = ColumnBuilder(px)
     for key, cols in rows:
         bld.add_row(np.asarray(cols), np.ones(len(cols)), 1.0, key)
     return bld.finish(px.pairs.shape[0])
+
+
+def violated_rows(mu: np.ndarray, i1: int, px: PairIndex, x_full: np.ndarray, tol: float,
+                  ties: int = 1) -> tuple[list[tuple[int, int, int]], list[np.ndarray]]:
+    """Rows of every constraint family (i2, l, case) whose smallest left-hand side at
+    ``x_full`` is < 1 − tol (the separation step of row and family generation).
+
+    Parameters
+    ----------
+    mu : ndarray
+        The preference matrix.
+    i1 : int
+        The Copeland winner whose region R_{i1} ([K16] (3)) is separated.
+    px : PairIndex
+        Column numbering of the pair variables.
+    x_full : ndarray
+        The K × K point to separate (``px.symmetric(x)``).
+    tol : float
+        Violation tolerance.
+    ties : int
+        ``> 1`` adds up to that many tightest subsets per family (choices among equal x
+        values), which saves rounds when the optimum has many ties.
+
+    Returns
+    -------
+    keys : list of (i2, l, case)
+    rows : list of ndarray
+        The column indices (unit coefficients) of each violated constraint.
+    """
+    V = cw_oracle_core(mu, i1, x_full)
+    l0 = l_range_core(losses_core(mu))[0]
+    keys, rows = [], []
+    for i2, li, case in np.argwhere(V < 1.0 - tol):
+        key = (int(i2), int(l0 + li), int(case))
+        for c in family_constraints(mu, i1, x_full, *key, cap=ties):
+            keys.append(key)
+            rows.append(np.array([px.pid[a, b] for a, b in c.pairs()], dtype=np.int64))
+    return keys, rows

@@ -26,7 +26,8 @@ from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameErro
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import ConventionMixin, regret_matrix
 
-from .ecw import allocation_fields
+from .certificate import certify_lower_bound, symbolic_value
+from .ecw import allocation_fields, ecw_winner_core
 from .formulations import (
     CompactBuilder,
     LPData,
@@ -36,12 +37,12 @@ from .formulations import (
     explicit_rows,
     pair_index,
     rows_lp,
+    violated_rows,
 )
 from .lp import LPSolution, PulpLP
 from .oracle import (
     Constraint,
     cw_oracle_core,
-    family_constraints,
     l_range_core,
     losses_core,
     tight_constraints,
@@ -156,14 +157,6 @@ class WinnerSolve:
     stats: dict[str, Any]
 
 
-def _full(px: PairIndex, vec: np.ndarray, K: int) -> np.ndarray:
-    out = np.zeros((K, K))
-    a, b = px.pairs[:, 0], px.pairs[:, 1]
-    out[a, b] = vec
-    out[b, a] = vec
-    return out
-
-
 def _solve_compact(mu, i1, px, backend):
     data = compact_lp(mu, i1, px)
     sol = PulpLP(data, backend).solve()
@@ -172,32 +165,15 @@ def _solve_compact(mu, i1, px, backend):
                        "nonzeros": int(data.indices.size), "simplex_iterations": sol.iterations}
 
 
-def _oracle_rows(mu, i1, px, x_full, tol, ties: int = 1):
-    """Rows of every (i2, l, case) whose smallest left-hand side is < 1 − tol.
-
-    ``ties`` > 1 adds up to that many tightest subsets per family (choices among
-    equal x values), which saves rounds when the optimum has many ties.
-    """
-    V = cw_oracle_core(mu, i1, x_full)
-    l0 = l_range_core(losses_core(mu))[0]
-    keys, rows = [], []
-    for i2, li, case in np.argwhere(V < 1.0 - tol):
-        key = (int(i2), int(l0 + li), int(case))
-        for c in family_constraints(mu, i1, x_full, *key, cap=ties):
-            keys.append(key)
-            rows.append(np.array([px.pid[a, b] for a, b in c.pairs()], dtype=np.int64))
-    return keys, rows
-
-
 def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
     K = mu.shape[0]
-    keys, rows = _oracle_rows(mu, i1, px, np.zeros((K, K)), tol)
+    keys, rows = violated_rows(mu, i1, px, np.zeros((K, K)), tol)
     model = PulpLP(rows_lp(px, list(zip(keys, rows))), backend)
     generated = len(rows)
     for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
         sol = model.solve()
-        x_full = _full(px, sol.v[:px.pairs.shape[0]], K)
-        keys, rows = _oracle_rows(mu, i1, px, x_full, tol)
+        x_full = px.symmetric(sol.v[:px.pairs.shape[0]])
+        keys, rows = violated_rows(mu, i1, px, x_full, tol)
         if not rows:
             break
         model.add_rows(keys, rows)
@@ -271,13 +247,13 @@ class FamilyModel:
 
     def solve(self, tol: float = ROWGEN_TOL) -> LPSolution:
         """Re-solve, adding violated families until the oracle finds none."""
-        px, K = self.px, self.mu.shape[0]
+        px = self.px
         P = px.pairs.shape[0]
         for _ in range(ROWGEN_MAX_ROUNDS):
             sol = self.model.solve()
             self.rounds += 1
             self.iterations += sol.iterations
-            x_full = _full(px, np.clip(sol.v[:P], 0.0, 1.0), K)
+            x_full = px.symmetric(np.clip(sol.v[:P], 0.0, 1.0))
             V = cw_oracle_core(self.mu, self.i1, x_full)
             new = []
             for i2 in np.flatnonzero(V.min(axis=(1, 2)) < 1.0 - tol):
@@ -340,7 +316,6 @@ def _solve_threshold(mu, i1, px, d, r):
     allocation is checked against every constraint of R_{i1} by the oracle (None if
     that fails: the caller solves the LP).  No basis, so no certificate from it.
     """
-    from .ecw import ecw_winner_core
 
     t0 = time.perf_counter()
     K = mu.shape[0]
@@ -491,7 +466,6 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
               if default_certify else "certify=False")
     cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
     if certify:
-        from .certificate import certify_lower_bound
 
         cert = certify_lower_bound(M, solves, mode)
         internal = cert.pop("_internal")
@@ -500,7 +474,7 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
                 per[i1] = c["value_float"]
     best = min(per.values())
     mins = [i for i in winners if per[i] == best]
-    allocs = {i1: _full(s.px, s.x / s.px.d, K) for i1, s in solves.items()}
+    allocs = {i1: s.px.symmetric(s.x / s.px.d) for i1, s in solves.items()}
     stats = {
         "method": solves[winners[0]].stats["method"],
         "backend": solves[winners[0]].stats["backend"],
@@ -511,11 +485,10 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     }
     sym = None
     if symbolic:
-        from .certificate import symbolic_value
 
         sym = symbolic_value(M, solves[mins[0]], internal.get(mins[0]) if certify else None)
-    x_best = _full(solves[mins[0]].px, solves[mins[0]].x, K)
-    tight = {i1: tight_constraints(M.values, i1, _full(s.px, s.x, K))
+    x_best = solves[mins[0]].px.symmetric(solves[mins[0]].x)
+    tight = {i1: tight_constraints(M.values, i1, s.px.symmetric(s.x))
              for i1, s in solves.items()}
     return LowerBoundResult(best, per, mins, allocs[mins[0]], allocs, x_best, tight, stats,
                             cert, sym)

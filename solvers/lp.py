@@ -23,9 +23,11 @@ import numpy as np
 import pulp
 
 from duelbound.compat import require
+from duelbound.theory import structure as st
 from duelbound.theory.errors import SolverError
+from duelbound.theory.regret import regret_matrix
 
-from .formulations import LPData
+from .formulations import ColumnBuilder, LPData, pair_index
 from .quiet import solver_stdout_guard
 
 require("pulp", pulp.__version__)  # _BulkHiGHS below overrides PuLP internals
@@ -404,16 +406,12 @@ def solve_ecw_lp(M, i1: int) -> tuple[float, np.ndarray]:
     Each (5) piece "the m smallest x_{j i2}, j ∈ S_{i2} \\ {i1}, sum to ≥ 1" is
     written with the compact block of :mod:`.formulations`.
     """
-    from duelbound.theory import structure as st
-    from duelbound.theory.regret import regret_matrix
-
-    from .formulations import _Builder, pair_index
 
     mu = np.ascontiguousarray(M.values)
     d = st.divergences(M)
     r = regret_matrix(M)
     px = pair_index(mu, d, r, i1)
-    bld = _Builder(px)
+    bld = ColumnBuilder(px)
     K = M.K
     L = st.losses(M)
     for j in range(K):  # (4): x_{i1 j} = 1

@@ -50,6 +50,7 @@ from scipy.sparse.linalg import splu
 from duelbound.theory.errors import InvalidMatrixError, TieError
 
 from .formulations import LPData, pair_index
+from .lower_bound import FamilyModel
 from .lp import LPSolution, available_backend
 from .oracle import kl_half_core, losses_core, regret_core
 
@@ -232,7 +233,6 @@ class CStarTracker:
 
         ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.
         """
-        from .lower_bound import FamilyModel  # lower_bound imports this module's users
 
         K = self.K
         mu = np.ascontiguousarray(mu, dtype=np.float64)

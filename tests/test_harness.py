@@ -334,7 +334,7 @@ def test_mann_whitney_null_counts_match_enumeration(n, m):
     from itertools import combinations
     from math import comb
 
-    from duelbound.checks.verify.harness import mann_whitney_null_counts
+    from duelbound.checks.verify.statistics import mann_whitney_null_counts
 
     # brute force: every set of ranks of the x sample among the n + m ranks
     brute = np.zeros(n * m + 1, dtype=int)
@@ -360,7 +360,7 @@ def test_ratio_interval_inverts_scipy_exact_test(samples, confidence):
     exact distribution) of x / r against y rejects at (1 − confidence)/2."""
     from scipy import stats
 
-    from duelbound.checks.verify.harness import regret_ratio_interval
+    from duelbound.checks.verify.statistics import regret_ratio_interval
 
     x, y = samples
     est, lo, hi = regret_ratio_interval(x, y, confidence)
@@ -382,7 +382,7 @@ def test_ratio_interval_inverts_scipy_exact_test(samples, confidence):
 
 
 def test_ratio_interval_of_a_scaled_sample():
-    from duelbound.checks.verify.harness import regret_ratio_interval
+    from duelbound.checks.verify.statistics import regret_ratio_interval
 
     y = np.array([3.0, 5.0, 7.0, 11.0, 13.0, 17.0])
     est, lo, hi = regret_ratio_interval(1.5 * y, y, 0.9)
@@ -542,7 +542,7 @@ def test_van_elteren_against_scipy_in_one_stratum():
     """With one stratum the van Elteren test is the Wilcoxon rank-sum test."""
     from scipy import stats
 
-    from duelbound.checks.verify.verdicts import van_elteren_p
+    from duelbound.checks.verify.statistics import van_elteren_p
 
     rng = np.random.default_rng(1)
     x, y = rng.lognormal(0.3, 0.4, 12), rng.lognormal(0.0, 0.4, 9)

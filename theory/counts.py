@@ -48,7 +48,7 @@ import numpy as np
 
 from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieError
 from .io import load_json, read_table, read_text_file, short, write_table
-from .matrix import MAX_K, PreferenceMatrix, _check_arms, _fmt_entries
+from .matrix import MAX_K, PreferenceMatrix, check_arm_names, format_entries
 
 __all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
            "MAX_COUNT",
@@ -70,7 +70,7 @@ _MAX_LISTED = 6
 
 def _pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]]) -> str:
     if arms is None:
-        return _fmt_entries(pairs)
+        return format_entries(pairs)
     shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:_MAX_LISTED])
     more = len(pairs) - _MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
@@ -102,7 +102,7 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
         raise InvalidMatrixError(f"need at least K = 2 arms, got K = {K}", "too-small")
     if K > MAX_K:
         raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
-    arms = _check_arms(names, K)
+    arms = check_arm_names(names, K)
     if raw.dtype.kind == "f":
         bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(raw))]
         if bad:
@@ -252,7 +252,7 @@ class WinCounts:
         """The same counts with the arms in another order (``arms`` lists every name once)."""
         if self.arms is None:
             raise DuelboundError("reindex needs named arms")
-        want = _check_arms(list(arms), len(arms))
+        want = check_arm_names(list(arms), len(arms))
         if want is None or sorted(want) != sorted(self.arms):
             raise DuelboundError("reindex: the new order must list the same arm names")
         pos = {a: i for i, a in enumerate(self.arms)}
@@ -505,7 +505,7 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     """
     path = os.fspath(path)
     origin = os.path.basename(path) or path
-    fixed = _check_arms(list(arms), len(arms)) if arms is not None else None
+    fixed = check_arm_names(list(arms), len(arms)) if arms is not None else None
     text = read_text_file(path)
     jsonl = path.endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
     form, extra, rows = (_jsonl_rows if jsonl else _csv_rows)(text, origin)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidMatrixError, TieError
+from .errors import DuelboundError, InvalidMatrixError, TieError
 
 __all__ = ["PreferenceMatrix", "COMPLEMENT_ATOL", "MAX_K"]
 
@@ -37,7 +37,19 @@ MAX_K = 10_000
 _MAX_LISTED = 6  # offending entries named in an error message
 
 
-def _fmt_entries(entries: list[tuple[int, int]]) -> str:
+def format_entries(entries: list[tuple[int, int]]) -> str:
+    """``(i,j), (k,l) and N more``: offending entries named in an error message.
+
+    Parameters
+    ----------
+    entries : list of (int, int)
+        0-based (row, column) entries.
+
+    Returns
+    -------
+    str
+        The first few entries, then how many more there are.
+    """
     shown = ", ".join(f"({i},{j})" for i, j in entries[:_MAX_LISTED])
     more = len(entries) - _MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
@@ -93,8 +105,26 @@ def _as_float_array(values: Any) -> np.ndarray:
 _NONE = object()
 
 
-def _check_arms(arms: Any, K: int) -> tuple[str, ...] | None:
-    """Arm names as a tuple of unique non-empty strings, or None."""
+def check_arm_names(arms: Any, K: int) -> tuple[str, ...] | None:
+    """Arm names as a tuple of unique non-empty strings, or None.
+
+    Parameters
+    ----------
+    arms : sequence of str or None
+        The names, one per arm.
+    K : int
+        The number of arms.
+
+    Returns
+    -------
+    tuple of str or None
+        The names stripped of surrounding white space.
+
+    Raises
+    ------
+    InvalidMatrixError
+        Not a list of K unique non-empty strings.
+    """
     if arms is None:
         return None
     if isinstance(arms, str) or not hasattr(arms, "__iter__"):
@@ -134,27 +164,27 @@ def _validate(arr: np.ndarray, atol: float) -> None:
         raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
     bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(arr))]
     if bad:
-        raise InvalidMatrixError(f"non-finite entries (NaN/inf) at {_fmt_entries(bad)}",
+        raise InvalidMatrixError(f"non-finite entries (NaN/inf) at {format_entries(bad)}",
                                  "non-finite", bad)
     _check_scale(arr, atol)
     bad = [(int(e[0]), int(e[1])) for e in np.argwhere((arr < 0.0) | (arr > 1.0))]
     if bad:
         raise InvalidMatrixError(
-            f"entries outside [0, 1] at {_fmt_entries(bad)} "
+            f"entries outside [0, 1] at {format_entries(bad)} "
             f"(e.g. {float(arr[bad[0]])!r}); entries are probabilities",
             "out-of-range", bad)
     diag = np.abs(np.diag(arr) - 0.5) > atol
     bad = [(int(i), int(i)) for i in np.flatnonzero(diag)]
     if bad:
         raise InvalidMatrixError(
-            f"diagonal must be 1/2, found {float(arr[bad[0]])!r} at {_fmt_entries(bad)}",
+            f"diagonal must be 1/2, found {float(arr[bad[0]])!r} at {format_entries(bad)}",
             "diagonal", bad)
     off = np.abs(arr + arr.T - 1.0) > atol
     bad = [(int(i), int(j)) for i, j in np.argwhere(np.triu(off, 1))]
     if bad:
         i, j = bad[0]
         raise InvalidMatrixError(
-            f"mu_ij + mu_ji must be 1 (tolerance {atol:g}); fails at {_fmt_entries(bad)}, "
+            f"mu_ij + mu_ji must be 1 (tolerance {atol:g}); fails at {format_entries(bad)}, "
             f"e.g. mu[{i},{j}] + mu[{j},{i}] = {float(arr[i, j] + arr[j, i])!r}",
             "not-complementary", bad)
     upper = np.triu(np.ones_like(arr, dtype=bool), 1)
@@ -163,7 +193,7 @@ def _validate(arr: np.ndarray, atol: float) -> None:
     if bad:
         i, j = bad[0]
         raise InvalidMatrixError(
-            f"one-sided tie at {_fmt_entries(bad)}: mu[{i},{j}] = {float(arr[i, j])!r} but "
+            f"one-sided tie at {format_entries(bad)}: mu[{i},{j}] = {float(arr[i, j])!r} but "
             f"mu[{j},{i}] = {float(arr[j, i])!r}; an exact 1/2 is a tie, so write 0.5 on both "
             "sides (and break the tie) or the winner's probability on both sides",
             "one-sided-tie", bad)
@@ -171,7 +201,7 @@ def _validate(arr: np.ndarray, atol: float) -> None:
     bad = [(int(i), int(j)) for i, j in np.argwhere(both_win)]
     if bad:
         raise InvalidMatrixError(
-            f"mu_ij and mu_ji disagree on who wins at {_fmt_entries(bad)}", "not-complementary",
+            f"mu_ij and mu_ji disagree on who wins at {format_entries(bad)}", "not-complementary",
             bad)
 
 
@@ -266,12 +296,12 @@ class PreferenceMatrix:
             arms = values.arms
         arr = _as_float_array(values)
         _validate(arr, atol)
-        self.arms: tuple[str, ...] | None = _check_arms(arms, arr.shape[0])
+        self.arms: tuple[str, ...] | None = check_arm_names(arms, arr.shape[0])
         arr = _canonicalise(arr)
         ties = [(int(i), int(j)) for i, j in np.argwhere(np.triu(arr == 0.5, 1))]
         if ties and break_ties is None:
             raise TieError(
-                f"exact ties mu_ij = 1/2 at {_fmt_entries(ties)}{_named(self.arms, ties)} "
+                f"exact ties mu_ij = 1/2 at {format_entries(ties)}{_named(self.arms, ties)} "
                 "violate Assumption A "
                 "(no ties); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them",
                 ties)
@@ -391,13 +421,6 @@ class PreferenceMatrix:
         return json.dumps(self.to_dict())
 
     @classmethod
-    def from_file(cls, path: str, **kwargs: Any) -> PreferenceMatrix:
-        """Read a matrix file; see :func:`duelbound.theory.io.read_matrix`."""
-        from .io import read_matrix
-
-        return read_matrix(path, **kwargs)
-
-    @classmethod
     def from_pandas(cls, df: Any, *, name: str | None = None, **kwargs: Any) -> PreferenceMatrix:
         """Build from a square ``pandas.DataFrame``; its index and columns name the arms.
 
@@ -465,8 +488,6 @@ def _pandas() -> Any:
     try:
         import pandas
     except ImportError:
-        from .errors import DuelboundError
-
         raise DuelboundError("pandas is not installed; install the extra: "
                              "pip install 'duelbound[pandas]'") from None
     return pandas

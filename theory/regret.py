@@ -37,6 +37,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
+from duelbound.frames import html_table, markdown_table, records_to_frame
+
 from .errors import DuelboundError, UnknownNameError
 from .matrix import PreferenceMatrix
 from .structure import losses
@@ -236,8 +238,6 @@ class ConventionMixin:
 
     def to_pandas(self) -> Any:
         """The per-winner records as a :class:`pandas.DataFrame` (``duelbound[pandas]``)."""
-        from duelbound.frames import records_to_frame
-
         return records_to_frame(self.records())
 
     def __repr__(self) -> str:
@@ -248,13 +248,9 @@ class ConventionMixin:
                 + (f", certificate {status}" if status else "") + ">")
 
     def _repr_html_(self) -> str:
-        from duelbound.frames import html_table
-
         rows = self.records()
         return html_table(rows, list(rows[0]) if rows else [], caption=repr(self))
 
     def _repr_markdown_(self) -> str:
-        from duelbound.frames import markdown_table
-
         rows = self.records()
         return markdown_table(rows, list(rows[0]) if rows else [], caption=repr(self))

@@ -51,8 +51,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from duelbound.checks.strategies import InvalidStrategyArgument, preference_matrices
+from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
 from duelbound.theory import structure as stc
-from duelbound.theory.errors import UnknownNameError
+from duelbound.theory.errors import SolverError, UnknownNameError
 from duelbound.theory.kl import kl_half
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import regret_matrix
@@ -495,7 +496,6 @@ def _cstar_interval(ex: _Exact, i1: int) -> Interval:
     """
     from duelbound.solvers.certificate import certify_winner
     from duelbound.solvers.lower_bound import solve_winner
-    from duelbound.theory.errors import SolverError
 
     ws = solve_winner(ex.M, i1)
     res = certify_winner(ex.M, ws)
@@ -858,28 +858,20 @@ class ClaimsReport:
     def to_pandas(self) -> Any:
         """One row per claim (its verdict and counts) as a :class:`pandas.DataFrame`; needs
         the ``duelbound[pandas]`` extra (the error says so)."""
-        from duelbound.frames import records_to_frame
-
         return records_to_frame(self._rows(), self._COLUMNS)
 
     def __repr__(self) -> str:
-        from duelbound.frames import short_repr
-
         counts = {s: sum(r.status == s for r in self.results)
                   for s in ("holds", "fails", "error", "deferred")}
         return short_repr("ClaimsReport", n=self.n, seed=self.seed, claims=len(self.results),
                           **counts, exit_code=self.exit_code())
 
     def _repr_html_(self) -> str:
-        from duelbound.frames import html_table
-
         return html_table(self._rows(), self._COLUMNS[:-2], max_rows=30,
                           caption=f"claims on {self.n} matrices (K {self.min_K}–{self.max_K}, "
                                   f"seed {self.seed}): exit code {self.exit_code()}")
 
     def _repr_markdown_(self) -> str:
-        from duelbound.frames import markdown_table
-
         return markdown_table(self._rows(), self._COLUMNS[:-2], max_rows=30,
                               caption=f"claims on {self.n} matrices, exit code "
                                       f"{self.exit_code()}")

@@ -17,6 +17,7 @@ import numpy as np
 
 from duelbound.checks.simulate.environment import Env, update_regret
 from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
+from duelbound.theory.errors import DuelboundError
 from duelbound.theory.regret import CONVENTIONS
 
 __all__ = ["RunRecord", "SimulationResult", "record_from_env", "plot_results", "Curve",
@@ -253,8 +254,6 @@ class SimulationResult:
         DuelboundError
             pandas is missing (the message names the extra) or ``kind`` is unknown.
         """
-        from duelbound.theory.errors import DuelboundError
-
         if kind not in ("regret", "final", "counts"):
             raise DuelboundError(f"unknown kind {kind!r}: use 'regret', 'final' or 'counts'")
         return records_to_frame(self._tidy(kind))

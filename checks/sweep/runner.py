@@ -40,9 +40,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duelbound.checks.sweep.store import SweepStore, sweep_lock
+from duelbound.checks.sweep.store import CONVENTION_COLUMNS, SweepStore, sweep_lock
+from duelbound.frames import (
+    html_table,
+    markdown_table,
+    records_to_frame,
+    require_pandas,
+    short_repr,
+)
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
+from duelbound.theory.regret import CONVENTIONS, check_convention, conversion_factor
 
 __all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
            "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
@@ -400,8 +408,6 @@ class SweepResult:
     def dataframe(self, status: str | None = "ok") -> Any:
         """:meth:`records` as a pandas DataFrame, one row per stored row (needs
         ``duelbound[pandas]``); :meth:`to_pandas` gives the tidy form."""
-        from duelbound.frames import records_to_frame
-
         return records_to_frame(self.records(status))
 
     def to_pandas(self, kind: str = "final", status: str | None = "ok") -> Any:
@@ -429,16 +435,12 @@ class SweepResult:
         DuelboundError
             pandas is missing (the message names the extra ``duelbound[pandas]``).
         """
-        from duelbound.frames import records_to_frame, require_pandas
-
         require_pandas()
         if kind not in ("final", "regret"):
             raise DuelboundError(f"unknown kind {kind!r}: use 'final' or 'regret'")
         return records_to_frame(self._tidy(kind, status))
 
     def _tidy(self, kind: str, status: str | None) -> list[dict[str, Any]]:
-        from duelbound.theory.regret import CONVENTIONS
-
         with SweepStore(self.store, readonly=True) as st:
             names = st.matrix_names()
             sizes = {h: M.K for h, M in st.matrices().items()}
@@ -499,22 +501,16 @@ class SweepResult:
                 f"(store {Path(self.store).name})")
 
     def __repr__(self) -> str:
-        from duelbound.frames import short_repr
-
         return short_repr("SweepResult", store=self.store, kind=self.kind, total=self.total,
                           completed=self.completed, skipped=self.skipped,
                           failed=len(self.failed), elapsed=self.elapsed)
 
     def _repr_html_(self) -> str:
-        from duelbound.frames import html_table
-
         rows = self.summary_rows()
         return html_table(rows, list(rows[0]) if rows else ["matrix"],
                           caption=self._caption())
 
     def _repr_markdown_(self) -> str:
-        from duelbound.frames import markdown_table
-
         rows = self.summary_rows()
         return markdown_table(rows, list(rows[0]) if rows else ["matrix"],
                               caption=self._caption())
@@ -850,8 +846,6 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
     """
     import numpy as np
 
-    from duelbound.checks.sweep.store import CONVENTION_COLUMNS
-    from duelbound.theory.regret import check_convention, conversion_factor
 
     check_convention(convention)
     col = CONVENTION_COLUMNS[convention]

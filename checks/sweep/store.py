@@ -45,6 +45,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from duelbound import __version__
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
@@ -170,8 +171,6 @@ def _store_error(path: Path, exc: sqlite3.Error, action: str, timeout: float
 
 
 def _package_version() -> str:
-    from duelbound import __version__
-
     return __version__
 
 

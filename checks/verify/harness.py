@@ -31,34 +31,43 @@ Hodges–Lehmann ratio).  See docs/verification.md.
 from __future__ import annotations
 
 import hashlib
-import math
 import multiprocessing as mp
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from multiprocessing.connection import wait
 from typing import Any
 
 import numpy as np
 
+from duelbound.checks.verify import verdicts as V
+from duelbound.checks.verify.judge import (
+    PROTOCOL_ERRORS,
+    Limits,
+    harden,
+    judge_run,
+    new_environment_seed,
+    probe,
+    run_environment_seed,
+    trajectory,
+)
 from duelbound.checks.verify.verdicts import Check, worst
 from duelbound.theory import examples
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
+from duelbound.theory.structure import condorcet_winner, copeland_winners
 
 __all__ = ["DEFAULT_MATRICES", "DEFAULT_T", "DEFAULT_RUNS", "Check", "RunOutcome",
            "MatrixReport", "VerifyReport", "verify_algorithm", "load_factory", "factory_spec",
-           "mann_whitney_null_counts", "regret_ratio_interval", "EXIT_CODES"]
+           "EXIT_CODES"]
 
 #: Default suite: Condorcet winner; no Condorcet winner with 3 Copeland winners
 #: (L1 = 1); a unique Copeland winner that is no Condorcet winner (L1 = 1).
 DEFAULT_MATRICES = ("cyclic", "multi_winner", "unique_copeland")
 DEFAULT_T = 20_000
 DEFAULT_RUNS = 10
-REFERENCE_ALPHA = 0.05
 #: Exit codes of ``duelbound verify`` (and :attr:`VerifyReport.exit_code`).
 EXIT_CODES = {"PASS": 0, "WARN": 1, "FAIL": 1, "ERROR": 2, "INCONCLUSIVE": 3}
 
@@ -223,7 +232,6 @@ def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
 def _summarise(M: PreferenceMatrix, pairs: np.ndarray, T: int) -> dict[str, Any]:
     """Regret curves and pair counts of a recorded duel sequence (trusted side)."""
     from duelbound.checks.simulate.environment import log_checkpoints
-    from duelbound.checks.verify.judge import trajectory
 
     n = int(pairs.shape[0])
     ck = log_checkpoints(T)
@@ -256,7 +264,6 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
         out.update(ok=True, wall_time=wall, duels_per_s=job.T / wall if wall > 0 else 0.0,
                    exit_status="bundled")
         return out
-    from duelbound.checks.verify.judge import judge_run
 
     rec = judge_run(job.target, M, job.T, job.seed, job.environment_seed, protocol=protocol,
                     limits=limits)
@@ -271,8 +278,6 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
 
 
 def _child(conn, job, protocol, limits) -> None:
-    from duelbound.checks.verify.judge import harden
-
     harden()   # this worker holds the matrix and the generator: keep /proc/PID/mem closed
     try:
         conn.send(_execute(job, protocol, limits))
@@ -379,8 +384,6 @@ def _run_jobs(jobs: list[_Job], protocol: str, limits, budget: float, workers: i
 # --------------------------------------------------------------------------------------
 
 def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> Check:
-    from duelbound.checks.verify.judge import PROTOCOL_ERRORS
-
     every = runs + ([twin] if twin is not None else [])
     counts: dict[str, int] = {}
     first: dict[str, Any] | None = None
@@ -567,15 +570,9 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         Bad arguments; a module that cannot be imported; a factory whose result fits
         neither protocol (one line naming both).
     """
+    # numba-compiled simulator: imported only here, where a bundled algorithm may run
     from duelbound.checks.simulate.environment import check_horizon
     from duelbound.checks.simulate.simulator import ALGORITHMS
-    from duelbound.checks.verify import verdicts as V
-    from duelbound.checks.verify.judge import (
-        Limits,
-        new_environment_seed,
-        probe,
-        run_environment_seed,
-    )
 
     T = check_horizon(T)
     if runs < 1:
@@ -642,7 +639,6 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
     env_error = None
     pooled = []
     any_partial = False
-    from duelbound.theory.structure import condorcet_winner, copeland_winners
 
     for mi, M in enumerate(mats):
         user = [results[("user", mi, r)] for r in range(runs)]
@@ -696,65 +692,3 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
     return VerifyReport(name or spec, detected, T, runs, seed, reference, claimed_coefficient,
                         reports, time.perf_counter() - start, exhausted, master, suite,
                         _reasons(reports), env_error, isolation)
-
-
-# --------------------------------------------------------------------------------------
-# The Hodges–Lehmann regret ratio and its exact Mann–Whitney interval.
-# --------------------------------------------------------------------------------------
-
-def mann_whitney_null_counts(n: int, m: int) -> np.ndarray:
-    """Exact null distribution of the Mann–Whitney U statistic, as counts.
-
-    ``out[u]`` is the number of the C(n+m, n) equally likely arrangements of two
-    samples of sizes n and m (continuous data, no ties) in which exactly u of the
-    n·m pairs (x_i, y_j) have x_i > y_j.  Recursion on the largest observation
-    (Mann & Whitney 1947): it is an x (adds m to U) or a y,
-    c(n, m, u) = c(n − 1, m, u − m) + c(n, m − 1, u).  Integer (object) counts, exact
-    for any n, m.
-    """
-    if n < 0 or m < 0:
-        raise DuelboundError(f"sample sizes must be >= 0, got {n}, {m}")
-    # rows[b] = distribution for sizes (a, b) while a runs from 0 to n
-    rows = [np.array([1], dtype=object) for _ in range(m + 1)]
-    for a in range(1, n + 1):
-        new = [np.array([1], dtype=object)]  # (a, 0): U = 0
-        for b in range(1, m + 1):
-            top, left = rows[b], new[b - 1]  # (a − 1, b) shifted by b; (a, b − 1)
-            out = np.zeros(a * b + 1, dtype=object)
-            out[b:b + top.size] += top
-            out[:left.size] += left
-            new.append(out)
-        rows = new
-    return rows[m]
-
-
-def regret_ratio_interval(x, y, confidence: float = 1 - 2 * REFERENCE_ALPHA
-                          ) -> tuple[float, float, float]:
-    """Hodges–Lehmann ratio of two positive samples with its exact Mann–Whitney interval.
-
-    On the log scale the shift model log X = log Y + δ gives the Hodges–Lehmann
-    estimate δ̂ = median of the n·m differences D_ij = log x_i − log y_j, and the
-    distribution-free interval [D_(k), D_(nm+1−k)] (order statistics), k the largest
-    integer with P(U ≤ k − 1) ≤ (1 − confidence)/2 under the exact null distribution
-    of U (:func:`mann_whitney_null_counts`; Hollander & Wolfe, *Nonparametric
-    Statistical Methods*, §4.3).  Returned as ratios exp(·): (estimate, low, high);
-    low = 0 and high = inf when the samples are too small for the level.
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.size == 0 or y.size == 0 or (x <= 0).any() or (y <= 0).any():
-        raise DuelboundError("the ratio interval needs two non-empty samples of positive values")
-    if not 0 < confidence < 1:
-        raise DuelboundError(f"confidence must be in (0, 1), got {confidence}")
-    D = np.sort((np.log(x)[:, None] - np.log(y)[None, :]).ravel())
-    counts = mann_whitney_null_counts(x.size, y.size)
-    cdf = np.cumsum(counts)  # cdf[u] = #arrangements with U ≤ u (exact integers)
-    # the tail as an exact count, so that 0.9 means 1/20 per side (3 vs 3 runs reach it)
-    tail_count = Fraction(1 - confidence).limit_denominator(10**6) / 2 * int(cdf[-1])
-    k = 0
-    while k < D.size and cdf[k] <= tail_count:  # P(U ≤ k) ≤ tail: k + 1 is allowed
-        k += 1
-    est = float(np.exp(np.median(D)))
-    if k == 0:
-        return est, 0.0, math.inf
-    return est, float(np.exp(D[k - 1])), float(np.exp(D[D.size - k]))

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from duelbound.theory.matrix import PreferenceMatrix
+from duelbound.theory.regret import CONVENTIONS, regret_matrix
 
 __all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "harden",
            "new_environment_seed",
@@ -556,8 +557,6 @@ def trajectory(M: PreferenceMatrix, pairs: np.ndarray, checkpoints: np.ndarray
     Computed from the judge's record only: per-step regret r_c(i_t, j_t) of each
     convention (:func:`duelbound.theory.regret.regret_matrix`), summed.
     """
-    from duelbound.theory.regret import CONVENTIONS, regret_matrix
-
     n = pairs.shape[0]
     ck = np.asarray(checkpoints, dtype=np.int64)
     ck = ck[(ck >= 1) & (ck <= n)]

@@ -20,8 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from duelbound.checks.verify.statistics import (
+    REFERENCE_ALPHA,
+    bonferroni,
+    mean_ci,
+    regret_ratio_interval,
+    van_elteren_p,
+)
+from duelbound.theory.regret import regret_matrix
+
 __all__ = ["ORDER", "Check", "worst", "consistency_check", "slope_check", "claimed_check",
-           "reference_check", "pooled_reference_check", "van_elteren_p", "nice_horizon",
+           "reference_check", "pooled_reference_check", "nice_horizon",
            "STUCK_FAIL", "RESOLVE"]
 
 ORDER = {"PASS": 0, "INCONCLUSIVE": 1, "WARN": 2, "FAIL": 3}
@@ -39,8 +48,6 @@ LEARNING = 0.25
 #: the regret increments over the last two doublings at most GROWTH_OK (log: 1, linear: 2).
 LATE_OK = 0.02
 GROWTH_OK = 1.45
-ALPHA = 0.01          # two-sided level of the t-intervals over runs
-REFERENCE_ALPHA = 0.05
 RATIO_WARN = 1.15     # pooled Hodges–Lehmann ratio above which "worse" is worth a WARN
 POOLED_ALPHA = 0.01   # one-sided level of the suite-level van Elteren test
 
@@ -67,20 +74,6 @@ def _kl_half(p: np.ndarray) -> np.ndarray:
     return p * np.log(2 * p) + (1 - p) * np.log(2 * (1 - p))
 
 
-def _mean_ci(x, alpha: float = ALPHA) -> tuple[float, float, float]:
-    from scipy import stats
-
-    x = np.asarray([v for v in x if v == v], dtype=float)
-    if x.size == 0:
-        return math.nan, math.nan, math.nan
-    m = float(np.mean(x))
-    if x.size < 2:
-        return m, m, m
-    sd = float(np.std(x, ddof=1))
-    half = float(stats.t.ppf(1 - alpha / 2, x.size - 1) * sd / math.sqrt(x.size))
-    return m, m - half, m + half
-
-
 def nice_horizon(t: float) -> int:
     """``t`` rounded up to 1, 2 or 5 × 10^k."""
     if not math.isfinite(t) or t <= 1:
@@ -93,8 +86,6 @@ def nice_horizon(t: float) -> int:
 
 
 def _regret_pairs(M) -> np.ndarray:
-    from duelbound.theory.regret import regret_matrix
-
     return regret_matrix(M, "binary") > 0
 
 
@@ -168,9 +159,9 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
                 if covered >= 0.9 * weights.sum():
                     break
         needs.append(need)
-    share, s_lo, s_hi = _mean_ci(shares)
-    stuck, k_lo, k_hi = _mean_ci(stucks)
-    rho, r_lo, r_hi = _mean_ci(rhos)
+    share, s_lo, s_hi = mean_ci(shares)
+    stuck, k_lo, k_hi = mean_ci(stucks)
+    rho, r_lo, r_hi = mean_ci(rhos)
     learn = float(np.mean(learns))
     full = len(used) == expected_runs and all(r.steps == T for r in used)
     stat.update(late_share=share, late_share_ci=[s_lo, s_hi], stuck_share=stuck,
@@ -230,7 +221,7 @@ def slope_check(runs: list, ref_runs: list, cstar: float | None, cstar_err: str 
     INCONCLUSIVE when there is no reference or the reference is below C* too.
     """
     s = _slopes(runs)
-    m, lo, hi = _mean_ci(s)
+    m, lo, hi = mean_ci(s)
     stat: dict[str, Any] = {"slope": m, "slope_ci": [lo, hi], "runs_used": len(s)}
     if cstar is None:
         return Check("lower bound", "INCONCLUSIVE", f"C* unavailable ({cstar_err})", stat)
@@ -243,7 +234,7 @@ def slope_check(runs: list, ref_runs: list, cstar: float | None, cstar_err: str 
         return Check("lower bound", "PASS", msg, stat)
     rs = _slopes(ref_runs)
     if rs:
-        rm, rlo, rhi = _mean_ci(rs)
+        rm, rlo, rhi = mean_ci(rs)
         stat.update(reference_slope=rm, reference_slope_ci=[rlo, rhi])
         if rhi >= cstar and consistent:
             return Check("lower bound", "WARN", msg + f" — significantly below C* where the "
@@ -257,7 +248,7 @@ def slope_check(runs: list, ref_runs: list, cstar: float | None, cstar_err: str 
 
 def claimed_check(runs: list, cstar: float | None, claimed: float) -> Check:
     s = _slopes(runs)
-    m, lo, hi = _mean_ci(s)
+    m, lo, hi = mean_ci(s)
     stat = {"slope": m, "slope_ci": [lo, hi], "claimed": claimed, "C_star": cstar,
             "runs_used": len(s)}
     msg = f"slope {m:.4g} [{lo:.4g}, {hi:.4g}] vs claimed {claimed:.4g}"
@@ -313,7 +304,6 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
     """
     from scipy import stats
 
-    from duelbound.checks.verify.harness import regret_ratio_interval
 
     x = np.array([r.final_regret["komiyama"] for r in runs if r.steps == T])
     y = np.array([r.final_regret["komiyama"] for r in ref_runs if r.steps == T])
@@ -330,7 +320,7 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
         stat.update(hl_ratio=hl, ratio_interval=[lo, hi], interval_level=0.9,
                     equivalent=bool(0.8 <= lo and hi <= 1.25))
         msg += f"; HL ratio {hl:.3g} [{lo:.3g}, {hi:.3g}]"
-        if lo > 1.0 and hl > RATIO_WARN and p <= REFERENCE_ALPHA / max(n_matrices, 1):
+        if lo > 1.0 and hl > RATIO_WARN and p <= bonferroni(REFERENCE_ALPHA, n_matrices):
             why, data = _allocation_reason(M, runs, ref_runs, T)
             stat["allocation"] = data
             return Check("reference", "WARN", msg + " — significantly worse" +
@@ -339,32 +329,6 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
         return Check("reference", "WARN", msg + f" — {name} has zero regret", stat)
     verdict = "PASS" if x.size == len(runs) else "INCONCLUSIVE"
     return Check("reference", verdict, msg, stat)
-
-
-def van_elteren_p(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
-    """One-sided p-value of the van Elteren test that x is stochastically larger than y.
-
-    Per stratum k (a matrix) the rank sum W_k of the x sample among the N_k = n_k + m_k
-    runs, weighted by 1/(N_k + 1); under the null (same distribution within each
-    stratum) E W_k = n_k (N_k + 1)/2 and Var W_k = n_k m_k (N_k + 1)/12 (mid-ranks for
-    ties; normal approximation).  van Elteren (1960), Bull. Int. Stat. Inst. 37.
-    """
-    from scipy import stats
-
-    V = E = Var = 0.0
-    for x, y in pairs:
-        n, m = len(x), len(y)
-        if n == 0 or m == 0:
-            continue
-        N = n + m
-        ranks = stats.rankdata(np.concatenate([x, y]))
-        w = 1.0 / (N + 1)
-        V += w * ranks[:n].sum()
-        E += w * n * (N + 1) / 2
-        Var += w * w * n * m * (N + 1) / 12
-    if Var <= 0:
-        return 1.0
-    return float(stats.norm.sf((V - E) / math.sqrt(Var)))
 
 
 def pooled_reference_check(pairs: list[tuple[np.ndarray, np.ndarray]], name: str,

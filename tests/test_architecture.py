@@ -1,0 +1,156 @@
+"""The import graph of the installed package: layers, no cycles, no private imports.
+
+Read with ``ast`` from the files of the installed ``duelbound`` (whatever the package-dir
+mapping), every import counted — the ones inside functions too, so that a cycle cannot
+hide behind a late import.  docs/architecture.md explains the rules.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import duelbound
+import duelbound.checks
+import duelbound.solvers
+import duelbound.theory
+
+#: Function-level imports of duelbound modules are allowed only where they buy start-up
+#: time: the command line (each subcommand imports what it runs), and these heavy
+#: modules — the LP solvers (PuLP/HiGHS, flint), matplotlib, the numba-compiled simulator.
+LAZY_OK = ("duelbound.solvers", "duelbound.theory.draw", "duelbound.checks.simulate")
+LAZY_FROM_ANYWHERE = ("duelbound.cli",)
+#: What each layer may import (docs/architecture.md): theory < solvers < checks < cli.
+LAYERS = {"duelbound.theory": ("duelbound.solvers", "duelbound.checks", "duelbound.cli"),
+          "duelbound.solvers": ("duelbound.checks", "duelbound.cli"),
+          "duelbound.checks": ("duelbound.cli",)}
+
+
+def _modules() -> dict[str, Path]:
+    roots = {"duelbound": Path(duelbound.__file__).parent,
+             "duelbound.theory": Path(duelbound.theory.__file__).parent,
+             "duelbound.solvers": Path(duelbound.solvers.__file__).parent,
+             "duelbound.checks": Path(duelbound.checks.__file__).parent}
+    mods: dict[str, Path] = {}
+    for pkg, folder in roots.items():
+        for p in folder.rglob("*.py"):
+            parts = list(p.relative_to(folder).with_suffix("").parts)
+            if pkg == "duelbound" and parts[0] in ("theory", "solvers", "checks"):
+                continue  # an installed tree nests them; counted under their own root
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            mods[".".join([pkg, *parts])] = p
+    return mods
+
+
+MODULES = _modules()
+
+
+def _imports(mod: str) -> list[tuple[str, str, bool]]:
+    """(imported module, imported name, inside a function) of every import in ``mod``."""
+    path = MODULES[mod]
+    tree = ast.parse(path.read_text())
+    in_function = {id(n) for f in ast.walk(tree)
+                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = mod.split(".")
+                keep = len(parts) - node.level + (1 if path.name == "__init__.py" else 0)
+                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                target = full if full in MODULES else base
+                out.append((target, alias.name, id(node) in in_function))
+        elif isinstance(node, ast.Import):
+            out += [(alias.name, "", id(node) in in_function) for alias in node.names]
+    return [(t, n, lazy) for t, n, lazy in out if t.startswith("duelbound")]
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for mod in MODULES:
+        edges = set()
+        for target, _, _ in _imports(mod):
+            if target not in MODULES or target == mod:
+                continue
+            # a package's __init__ and its own submodules are one unit
+            if target.startswith(mod + ".") and MODULES[mod].name == "__init__.py":
+                continue
+            if mod.startswith(target + ".") and MODULES[target].name == "__init__.py":
+                continue
+            edges.add(target)
+        graph[mod] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_package_is_found():
+    assert {"duelbound.theory.matrix", "duelbound.solvers.lower_bound",
+            "duelbound.checks.verify.judge", "duelbound.cli"} <= set(MODULES)
+
+
+def test_no_import_cycles():
+    assert _cycles(_graph()) == []
+
+
+def test_cycle_detection_works():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_another_modules_private_names():
+    bad = [(mod, target, name) for mod in MODULES for target, name, _ in _imports(mod)
+           if name.startswith("_") and not name.startswith("__") and target != mod]
+    assert bad == []
+
+
+@pytest.mark.parametrize("layer, forbidden", list(LAYERS.items()))
+def test_layers_import_only_downwards(layer, forbidden):
+    bad = [(mod, target) for mod in MODULES if mod.startswith(layer + ".") or mod == layer
+           for target, _, _ in _imports(mod) if target.startswith(forbidden)]
+    assert bad == []
+
+
+def test_function_level_imports_only_where_they_buy_start_up_time():
+    bad = sorted({(mod, target) for mod in MODULES for target, _, lazy in _imports(mod)
+                  if lazy and not mod.startswith(LAZY_FROM_ANYWHERE)
+                  and not target.startswith(LAZY_OK)})
+    assert bad == []
