@@ -16,7 +16,7 @@ import time
 
 from duelbound.solvers import bound_terms as ub
 from duelbound.solvers.comparison import bound_table
-from duelbound.solvers.lower_bound import lower_bound
+from duelbound.solvers.cstar import lower_bound
 from duelbound.solvers.tables import Column, Table, render
 from duelbound.theory import generators
 

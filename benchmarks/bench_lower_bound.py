@@ -34,11 +34,11 @@ import time
 import numpy as np
 
 from duelbound.cli import main as cli_main
+from duelbound.solvers.cstar import CERTIFY_MAX_K, lower_bound
 from duelbound.solvers.formulations import compact_lp, pair_index
-from duelbound.solvers.lower_bound import CERTIFY_MAX_K, lower_bound
 from duelbound.solvers.lp import solve_direct
 from duelbound.theory import generators
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.regret import regret_matrix
 
 DEFAULT_CASES = ["16:1", "64:1", "136:1", "200:1", "300:1", "300:2", "500:2", "500:1"]

@@ -39,7 +39,7 @@ import numpy as np
 
 from duelbound.checks.simulate.environment import make_env, make_rng
 from duelbound.checks.simulate.simulator import ALGORITHMS, run_seeds, run_single
-from duelbound.theory import datasets, examples, generators
+from duelbound.theory import datasets, generators
 from duelbound.theory.regret import regret_matrix
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def _horizon(text: str) -> int:
 def matrix(K: int):
     """The benchmark matrix with K arms (see the module docstring)."""
     if K == 4:
-        return examples.load("cyclic")
+        return datasets.load("cyclic")
     if K == 5:
         return datasets.load("mslr5")
     return generators.random_matrix(K, seed=0, name=f"random{K}")
@@ -247,7 +247,7 @@ def readings_scb(args) -> None:
     print("| matrix | variant | median | mean ± std |")
     print("|---|---|---|---|")
     for label in ("cyclic", "unique_copeland"):
-        M = examples.load(label)
+        M = datasets.load(label)
         seeds = run_seeds(0, args.runs)
         for vname, (anytime, persist) in variants.items():
             out = []
@@ -268,7 +268,7 @@ def readings_ecw(args) -> None:
     print("| matrix | K | RE: median | RE: mean ± std | R: median | R: mean ± std | "
           "Mann–Whitney p |")
     print("|---|---|---|---|---|---|---|")
-    mats = [examples.load("cyclic"), datasets.load("mslr5"),
+    mats = [datasets.load("cyclic"), datasets.load("mslr5"),
             generators.random_matrix(16, seed=0, name="random16")]
     for M in mats:
         res = {}

@@ -41,7 +41,7 @@ import numpy as np
 from duelbound.checks.simulate.simulator import run_single
 from duelbound.checks.sweep.runner import local_cluster_config, sweep
 from duelbound.checks.sweep.store import SweepStore
-from duelbound.theory import examples
+from duelbound.theory import datasets
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # sweep_timing, for this process and the spawned workers
@@ -119,7 +119,7 @@ def _cpu(client) -> float:
 
 def _commit_ms(rows: list[dict], tmp: Path) -> float:
     with SweepStore(tmp / "commit.sqlite") as st:
-        st.add_matrix(examples.load("cyclic"))
+        st.add_matrix(datasets.load("cyclic"))
         t0 = time.perf_counter()
         for i, r in enumerate(rows):
             task = {k: r[k] for k in ("matrix_hash", "algorithm", "params", "T", "sweep_seed",
@@ -139,7 +139,7 @@ def main() -> None:
     ap.add_argument("--task-seconds", type=float, default=0.5)
     ap.add_argument("--empty-tasks", type=int, default=200)
     args = ap.parse_args()
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     load0 = os.getloadavg()
     T = _calibrate(M, args.task_seconds)
     with tempfile.TemporaryDirectory() as d:

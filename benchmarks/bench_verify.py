@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from duelbound.checks.verify.judge import judge_run
-from duelbound.theory import examples
+from duelbound.theory import datasets
 
 TRIVIAL = """
 WORK = 100
@@ -113,7 +113,7 @@ def main() -> None:
     ap.add_argument("--suite", action="store_true",
                     help="also time a default verification of a 20k-duels/s algorithm")
     args = ap.parse_args()
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "bench_trivial.py"), "w") as fh:
             fh.write(textwrap.dedent(TRIVIAL))

@@ -23,7 +23,7 @@ import numpy as np
 from duelbound.checks.simulate.simulator import run_single
 from duelbound.checks.verify.harness import DEFAULT_MATRICES
 from duelbound.checks.verify.verdicts import pooled_reference_check
-from duelbound.theory import examples
+from duelbound.theory import datasets
 
 
 def main() -> None:
@@ -38,7 +38,7 @@ def main() -> None:
     t0 = time.perf_counter()
     pools = []
     for name in DEFAULT_MATRICES:
-        M = examples.load(name)
+        M = datasets.load(name)
         pools.append(np.array([run_single(M, args.algorithm, args.T, 10_000 + s
                                           ).final_regret["komiyama"]
                                for s in range(args.pool)]))

@@ -10,11 +10,11 @@ Examples
 --------
 >>> from hypothesis import given, settings
 >>> from duelbound.checks.strategies import preference_matrices
->>> from duelbound.theory import structure
+>>> from duelbound.theory import tournament
 >>> @settings(max_examples=20, database=None)
 ... @given(preference_matrices(min_K=3, max_K=6, condorcet=True))
 ... def test_condorcet_winner_has_no_loss(M):
-...     assert structure.L1(M) == 0
+...     assert tournament.L1(M) == 0
 >>> test_condorcet_winner_has_no_loss()
 
 Notes
@@ -38,7 +38,7 @@ from hypothesis.errors import InvalidArgument
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
-__all__ = ["InvalidStrategyArgument", "ROUND_GAPS", "gaps", "tournaments",
+__all__ = ["InvalidStrategyArgument", "ROUND_GAPS", "gap_sizes", "tournaments",
            "preference_matrices"]
 
 #: Round gap values tried first (hypothesis shrinks ``one_of`` toward its first branch).
@@ -95,7 +95,7 @@ def _k_values(K: int | None, min_K: int, max_K: int, condorcet: bool | None,
     return ok
 
 
-def gaps(lo: float = 0.05, hi: float = 0.45, *, near_ties: bool = False,
+def gap_sizes(lo: float = 0.05, hi: float = 0.45, *, near_ties: bool = False,
          decimals: int | None = None) -> st.SearchStrategy[float]:
     """Strategy for one gap Δ ∈ [lo, hi], round values first.
 
@@ -330,5 +330,5 @@ def preference_matrices(
         raise InvalidStrategyArgument(f"tie_epsilon must lie in (0, 1/2), got {tie_epsilon}")
     tour = tournaments(K=K, min_K=min_K, max_K=max_K, condorcet=condorcet,
                        n_winners=n_winners, l1=l1)
-    gap = gaps(*gap_range, near_ties=near_ties, decimals=decimals)
+    gap = gap_sizes(*gap_range, near_ties=near_ties, decimals=decimals)
     return _matrix(tour, gap, ties, tie_epsilon, raw)

@@ -9,9 +9,9 @@ Public API: :func:`lower_bound` (LP via PuLP + HiGHS, exact certificate),
 # upper bounds and tables (issue 5):
 from .bound_terms import BOUNDS, BoundTerm, upper_bound, upper_bounds
 from .comparison import BoundTable, bound_table
+from .cstar import LowerBoundResult, lower_bound
 from .ecw import ECWBoundResult, ecw_bound, ecw_core, ecw_winner_core, threshold_core
 from .interval import BoundInterval, IntervalReport, PairUncertainty, lower_bound_interval
-from .lower_bound import LowerBoundResult, lower_bound  # the function shadows the module name
 from .oracle import Constraint, cw_oracle_core, ecw_oracle_core, in_region, tight_constraints
 from .tables import Column, Table, render
 

@@ -31,11 +31,11 @@ savage              O(K²/Δ_min² · log T)                        [U13]
 
 Examples
 --------
->>> from duelbound.theory import examples
->>> b = upper_bound(examples.load("cyclic"), "ccb")
+>>> from duelbound.theory import datasets
+>>> b = upper_bound(datasets.load("cyclic"), "ccb")
 >>> round(b.value, 9), b.convention, b.kind     # 2·4·(1+0+1)/0.1²
 (1600.0, 'zoghi', 'exact coefficient of log T')
->>> round(b.converted(examples.load("cyclic"), "komiyama").value, 9)
+>>> round(b.converted(datasets.load("cyclic"), "komiyama").value, 9)
 800.0
 """
 
@@ -52,14 +52,14 @@ from typing import Any
 import numpy as np
 
 from duelbound.frames import html_table, markdown_table, records_to_frame
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 from duelbound.theory.kl import kl_bernoulli, kl_half
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import Conversion, check_convention, convert
 
+from .cstar import lower_bound
 from .ecw import ecw_bound
-from .lower_bound import lower_bound
 
 __all__ = [
     "KIND_LOG_T", "KIND_LOGLOG_T", "KIND_ORDER", "KINDS", "AssumptionCheck", "BoundTerm",
@@ -194,8 +194,8 @@ class BoundTerm:
 
         Examples
         --------
-        >>> from duelbound.theory import examples
-        >>> b = upper_bound(examples.load("cyclic"), "ccb").in_convention("komiyama")
+        >>> from duelbound.theory import datasets
+        >>> b = upper_bound(datasets.load("cyclic"), "ccb").in_convention("komiyama")
         >>> round(b.value, 9), b.convention
         (800.0, 'komiyama')
         """
@@ -329,7 +329,7 @@ _DMIN_NOTE = "Δ = Δ_min"
 
 @functools.lru_cache(maxsize=32)
 def cached_lower_bound(M: PreferenceMatrix):
-    """:func:`~duelbound.solvers.lower_bound.lower_bound` of ``M``, cached per matrix (the
+    """:func:`~duelbound.solvers.cstar.lower_bound` of ``M``, cached per matrix (the
     terms and tables that share C* solve it once)."""
     return lower_bound(M)
 
@@ -343,7 +343,7 @@ def _ecw(M: PreferenceMatrix):
 def cw_rmed(M: PreferenceMatrix) -> BoundTerm:
     """C*: CW-RMED's coefficient, equal to the lower bound ([K16] Th. 2 and Th. 3).
 
-    Computed by :func:`duelbound.solvers.lower_bound`; the certificate status
+    Computed by :func:`duelbound.solvers.cstar`; the certificate status
     is copied into ``details``.
     """
     lb = cached_lower_bound(M)
@@ -442,8 +442,8 @@ def ccb_theorem3(M: PreferenceMatrix, *, alpha: float = DEFAULT_ALPHA,
 
     Examples
     --------
-    >>> from duelbound.theory import examples
-    >>> ccb_theorem3(examples.load("cyclic")).value   # float 0.6 - 0.5 is 0.1 - 2e-17
+    >>> from duelbound.theory import datasets
+    >>> ccb_theorem3(datasets.load("cyclic")).value   # float 0.6 - 0.5 is 0.1 - 2e-17
     1600.000000000001
     """
     f = _facts(M)

@@ -38,7 +38,7 @@ from typing import Any
 import flint
 import numpy as np
 
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 from duelbound.theory.kl import kl_symbolic
 
@@ -620,7 +620,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     M : PreferenceMatrix
         The matrix.
     ws : WinnerSolve
-        The winner's LP solve (:func:`~duelbound.solvers.lower_bound.solve_winner`).
+        The winner's LP solve (:func:`~duelbound.solvers.cstar.solve_winner`).
     mode : {"auto", "exact", "interval"}
         ``"exact"``: the exact routes below.  ``"interval"``: first the floating-point
         certificate (route ``float-dual``: HiGHS's duals read as exact dyadic

@@ -23,8 +23,8 @@ Decisions (docs/bounds.md):
 
 Examples
 --------
->>> from duelbound.theory import examples
->>> bt = bound_table([examples.load("cyclic")], bounds=["ccb"], log_T=10.0)
+>>> from duelbound.theory import datasets
+>>> bt = bound_table([datasets.load("cyclic")], bounds=["ccb"], log_T=10.0)
 >>> round(bt.entries[0].conversions[0].value, 6), bt.entries[0].conversions[0].factor
 (800.0, 0.5)
 >>> bt
@@ -528,7 +528,7 @@ def bound_table(matrices: Iterable[PreferenceMatrix],
 
     Notes
     -----
-    C* comes from :func:`duelbound.solvers.lower_bound` (certified for small K;
+    C* comes from :func:`duelbound.solvers.cstar` (certified for small K;
     the certificate status is in the C* footnote).
     """
     check_convention(convention)

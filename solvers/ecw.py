@@ -20,9 +20,9 @@ Jitted cores
 
 Examples
 --------
->>> from duelbound.theory import examples
+>>> from duelbound.theory import datasets
 >>> from duelbound.solvers import ecw_bound
->>> round(ecw_bound(examples.load("cyclic")).value, 4)
+>>> round(ecw_bound(datasets.load("cyclic")).value, 4)
 49.6635
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import UnknownNameError
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import ConventionMixin, regret_matrix
@@ -233,8 +233,8 @@ def ecw_bound(M: PreferenceMatrix, *, method: str = "threshold") -> ECWBoundResu
 
     Examples
     --------
-    >>> from duelbound.theory import examples
-    >>> res = ecw_bound(examples.load("cyclic"))
+    >>> from duelbound.theory import datasets
+    >>> res = ecw_bound(datasets.load("cyclic"))
     >>> res.winners, round(res.per_winner[0], 6)
     ([0], 49.663496)
     """

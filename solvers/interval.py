@@ -45,9 +45,9 @@ import numpy as np
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 from duelbound.theory.matrix import PreferenceMatrix
 
+from .cstar import FamilyModel, lower_bound
 from .ecw import ecw_bound, ecw_core
 from .formulations import pair_index
-from .lower_bound import FamilyModel, lower_bound
 from .lp import available_backend
 from .oracle import cw_oracle_core, ecw_oracle_core, kl_half_core, losses_core, regret_core
 from .parametric import basis_checks, basis_still_optimal, pair_costs_core

@@ -23,7 +23,7 @@ import numpy as np
 import pulp
 
 from duelbound.compat import require
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import SolverError
 from duelbound.theory.regret import regret_matrix
 

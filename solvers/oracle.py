@@ -22,9 +22,9 @@ Python: :func:`in_region`, :func:`tight_constraints`.
 Examples
 --------
 >>> import numpy as np
->>> from duelbound.theory import examples
+>>> from duelbound.theory import datasets
 >>> from duelbound.solvers.oracle import in_region
->>> M = examples.load("cyclic")
+>>> M = datasets.load("cyclic")
 >>> in_region(M, 0, np.ones((4, 4)), kind="cw")
 True
 >>> in_region(M, 0, np.zeros((4, 4)), kind="ecw")

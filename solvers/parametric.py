@@ -6,7 +6,7 @@ while µ̂ moves a little each time.  In the evidence variables x = q·d the fea
 set R_{i1} depends on the tournament (the signs of µ̂ − 1/2) only; µ̂ enters through
 the costs c_p = r_p / d̂_p of the pair columns (docs/math.md §5).  Two consequences:
 
-* the family-generation LP of :class:`~duelbound.solvers.lower_bound.FamilyModel`
+* the family-generation LP of :class:`~duelbound.solvers.cstar.FamilyModel`
   built for one tournament stays valid for every µ̂ with that tournament: only its
   costs change, and HiGHS re-solves from the previous basis
   (:class:`CStarTracker`, one model per (tournament, winner), least recently used
@@ -18,7 +18,7 @@ the costs c_p = r_p / d̂_p of the pair columns (docs/math.md §5).  Two consequ
   basis only) is optimal for the new costs, and C*_{i1}(µ̂) = c·x̂ with no LP at all
   (:func:`basis_still_optimal`, compiled, called from the simulator's loop).
 
-Both give an optimal solution of the same LP that :func:`~duelbound.solvers.lower_bound`
+Both give an optimal solution of the same LP that :func:`~duelbound.solvers.cstar`
 solves (family generation, oracle-checked), so CW-RMED's choices are those of the
 paper; only the choice among several optimal q̂ may depend on the warm start, and it
 is deterministic for a given run.  The basis test uses the relative tolerance
@@ -27,10 +27,10 @@ is deterministic for a given run.  The basis test uses the relative tolerance
 Examples
 --------
 >>> import numpy as np
->>> from duelbound.theory import examples
+>>> from duelbound.theory import datasets
 >>> from duelbound.solvers.parametric import CStarTracker
 >>> from duelbound.solvers import lower_bound
->>> M = examples.load("cyclic")
+>>> M = datasets.load("cyclic")
 >>> tracker = CStarTracker(4)
 >>> sol = tracker.solve(M.values)
 >>> bool(np.isclose(sol.values.min(), lower_bound(M).value))
@@ -49,8 +49,8 @@ from scipy.sparse.linalg import splu
 
 from duelbound.theory.errors import InvalidMatrixError, TieError
 
+from .cstar import FamilyModel
 from .formulations import LPData, pair_index
-from .lower_bound import FamilyModel
 from .lp import LPSolution, available_backend
 from .oracle import kl_half_core, losses_core, regret_core
 
@@ -204,7 +204,7 @@ class TrackerSolution:
 class CStarTracker:
     """C*_{i1}(µ) for a sequence of matrices µ (e.g. CW-RMED's µ̂), with warm re-solves.
 
-    Keeps one :class:`~duelbound.solvers.lower_bound.FamilyModel` per (tournament,
+    Keeps one :class:`~duelbound.solvers.cstar.FamilyModel` per (tournament,
     Copeland winner) for the ``max_tournaments`` most recent tournaments.  Checks the
     shape, finiteness, [0, 1] and "no ties" (``InvalidMatrixError`` / ``TieError``);
     complementarity and the ½ diagonal are assumed (the caller's µ̂ has them by

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from duelbound.checks.simulate.simulator import ALGORITHMS, run_single
-from duelbound.theory import examples, generators
-from duelbound.theory import structure as st
+from duelbound.theory import datasets, generators
+from duelbound.theory import tournament as st
 
 COPELAND = [a for a, s in ALGORITHMS.items() if s.copeland and a != "cw-rmed"]
 
@@ -28,7 +28,7 @@ def _non_winner_fraction(M, algorithm, T, seed):
 @pytest.mark.parametrize("name", ["cyclic", "multi_winner"])
 @pytest.mark.parametrize("algorithm", COPELAND)
 def test_copeland_algorithms_concentrate_on_winners(algorithm, name):
-    M = examples.load(name)
+    M = datasets.load(name)
     fracs = [_non_winner_fraction(M, algorithm, 20_000, seed) for seed in (0, 1)]
     assert max(fracs) < 0.1, fracs
 
@@ -36,7 +36,7 @@ def test_copeland_algorithms_concentrate_on_winners(algorithm, name):
 @pytest.mark.parametrize("algorithm", ["rucb", "rmed1"])
 def test_condorcet_algorithms_fail_without_condorcet_winner(algorithm):
     # unique_copeland: one Copeland winner (arm 0) and no Condorcet winner.
-    M = examples.load("unique_copeland")
+    M = datasets.load("unique_copeland")
     assert st.condorcet_winner(M) is None
     for seed in (0, 1):
         assert _non_winner_fraction(M, algorithm, 20_000, seed) > 0.5
@@ -48,21 +48,21 @@ def test_condorcet_algorithms_fail_without_condorcet_winner(algorithm):
 
 
 def test_condorcet_algorithms_fine_with_condorcet_winner():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     for algorithm in ("rucb", "rmed1"):
         assert _non_winner_fraction(M, algorithm, 20_000, 0) < 0.1
 
 
 @pytest.mark.slow
 def test_cw_rmed_concentrates_on_winners():
-    # CW-RMED calls the LP of duelbound.solvers.lower_bound from its loop (~1e3 duels/s).
+    # CW-RMED calls the LP of duelbound.solvers.cstar from its loop (~1e3 duels/s).
     for name in ("cyclic", "multi_winner"):
-        assert _non_winner_fraction(examples.load(name), "cw-rmed", 20_000, 0) < 0.1
+        assert _non_winner_fraction(datasets.load(name), "cw-rmed", 20_000, 0) < 0.1
 
 
 @pytest.mark.slow
 def test_cw_rmed_reproducible_and_counts():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     a = run_single(M, "cw-rmed", 3000, 5)
     b = run_single(M, "cw-rmed", 3000, 5)
     assert np.array_equal(a.counts, b.counts)
@@ -208,7 +208,7 @@ def test_schedule_pops_in_time_order_and_drops_stale_times():
 def test_ecw_membership_parameter():
     from duelbound.theory.errors import DuelboundError
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     default = run_single(M, "ecw-rmed", 5000, 3)
     assert default.params["membership"] == "RE"
     explicit = run_single(M, "ecw-rmed", 5000, 3, {"membership": "RE"})
@@ -222,7 +222,7 @@ def test_ecw_membership_parameter():
 
 
 def test_ecw_literal_membership_concentrates_on_winners():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     rec = run_single(M, "ecw-rmed", 20_000, 0, {"membership": "R"}, log_pairs=True)
     win = np.zeros(M.K, bool)
     win[st.copeland_winners(M)] = True

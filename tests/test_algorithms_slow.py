@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from duelbound.checks.simulate.simulator import simulate
-from duelbound.theory import examples
+from duelbound.theory import datasets
 
 pytestmark = pytest.mark.slow
 
@@ -20,7 +20,7 @@ def _d_half(p: float) -> float:
 
 
 def test_ecw_rmed_approaches_ecw_constant_on_cyclic():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     res = simulate(M, "ecw-rmed", T, runs=4, seed=0, progress=False)
     # C^E* of cyclic by hand ([K16] App. C, docs/math.md §5): 1/d(0.6, 1/2) ≈ 49.66,
     # allocation N_1j ≈ log T / d(0.6, 1/2) (j = 2, 3, 4), nothing else explored.
@@ -38,7 +38,7 @@ def test_ecw_rmed_approaches_ecw_constant_on_cyclic():
 def test_dts_under_theorem1_bound():
     from duelbound.solvers.bound_terms import dts_theorem1, dts_theorem1_loglog
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     res = simulate(M, "d-ts", T, runs=4, seed=1, progress=False)
     coef = dts_theorem1(M).value
     loglog = dts_theorem1_loglog(M).value

@@ -124,7 +124,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_package_is_found():
-    assert {"duelbound.theory.matrix", "duelbound.solvers.lower_bound",
+    assert {"duelbound.theory.matrix", "duelbound.solvers.cstar",
             "duelbound.checks.verify.judge", "duelbound.cli"} <= set(MODULES)
 
 

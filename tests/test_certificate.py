@@ -10,9 +10,9 @@ from hypothesis import strategies as st_hyp
 from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __init__)
 
 from duelbound.solvers import certificate as cm
-from duelbound.solvers.lower_bound import lower_bound, solve_winner
-from duelbound.theory import examples, generators
-from duelbound.theory import structure as st
+from duelbound.solvers.cstar import lower_bound, solve_winner
+from duelbound.theory import datasets, generators
+from duelbound.theory import tournament as st
 
 
 def _exact(M, i1):
@@ -25,7 +25,7 @@ def _exact(M, i1):
 
 @pytest.mark.parametrize("name", ["cyclic", "unique_copeland", "arithmetic"])
 def test_true_certificate_verifies(name):
-    M = examples.load(name)
+    M = datasets.load(name)
     i1 = st.copeland_winners(M)[0]
     ws, c, cert = _exact(M, i1)
     out = cm.verify(M, i1, ws.px, cert, c)
@@ -33,7 +33,7 @@ def test_true_certificate_verifies(name):
 
 
 def test_perturbed_primal_fails():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     ws, c, cert = _exact(M, 0)
     k = next(p for p, v in enumerate(cert.x) if 0 < v)
     bad = cm.Certificate(cert.x, cert.y, cert.w, cert.rows)
@@ -43,7 +43,7 @@ def test_perturbed_primal_fails():
 
 
 def test_perturbed_dual_fails():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     ws, c, cert = _exact(M, 0)
     k = next(r for r, v in enumerate(cert.y) if v > 0)
     g = cm._column_sums(cert.y, cert.rows, len(c))
@@ -62,7 +62,7 @@ def test_perturbed_dual_fails():
 
 
 def test_dual_on_a_non_constraint_row_fails():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     ws, c, cert = _exact(M, 0)
     rows = [list(r) for r in cert.rows]
     rows[0] = rows[0][:1]  # a single pair is not a constraint of R_{i1} here
@@ -190,7 +190,7 @@ def test_bare_certify_uses_the_interval_route_above_the_exact_limit(monkeypatch)
 
 
 def test_default_certifies_exactly_up_to_the_limit():
-    from duelbound.solvers.lower_bound import CERTIFY_MAX_K
+    from duelbound.solvers.cstar import CERTIFY_MAX_K
 
     assert CERTIFY_MAX_K == cm.EXACT_MAX_K  # the default is exact wherever it is on
     M = generators.random_matrix(12, 1, gap_range=(0.005, 0.45))
@@ -219,7 +219,7 @@ def test_column_sums_equal_plain_fraction_sums(rows, dyadic):
 def test_several_winners_only_the_minimum_needs_the_exact_route():
     """C* = min_{i1} C*_{i1}: the argmin winner certified exactly, the others by a verified
     lower bound above it; the overall value is exact and equals the all-exact one."""
-    M = examples.load("multi_winner")
+    M = datasets.load("multi_winner")
     auto = lower_bound(M, certify=True)
     every = lower_bound(M, certify="exact")
     cert = auto.certificate

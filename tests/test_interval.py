@@ -20,7 +20,7 @@ from duelbound.cli import main
 from duelbound.solvers import ecw_bound, lower_bound, lower_bound_interval
 from duelbound.solvers.interval import _first_order_shares, _pair_pos
 from duelbound.theory import PreferenceMatrix, kl_half
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.counts import sample_counts
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 

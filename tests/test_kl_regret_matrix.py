@@ -15,7 +15,7 @@ from duelbound.theory import (
     PreferenceMatrix,
     UnknownNameError,
     conversion_factor,
-    examples,
+    datasets,
     generators,
     kl_bernoulli,
     kl_half,
@@ -23,7 +23,7 @@ from duelbound.theory import (
     ratio_range,
     regret_matrix,
 )
-from duelbound.theory import structure as s
+from duelbound.theory import tournament as s
 
 mpmath.mp.dps = 50
 
@@ -79,7 +79,7 @@ def test_kl_symbolic_exact():
 
 
 def test_regret_conventions_on_cyclic_by_hand():
-    M = examples.load("cyclic")  # L = [0, 2, 2, 2], K = 4
+    M = datasets.load("cyclic")  # L = [0, 2, 2, 2], K = 4
     r = regret_matrix(M)
     assert r[0, 1] == pytest.approx(2 / 6) and r[1, 2] == pytest.approx(4 / 6)
     assert r[0, 0] == 0 and r[1, 1] == pytest.approx(2 / 3)  # r_ii = (L_i - L1)/(K-1)
@@ -111,13 +111,13 @@ def test_conversion_factors():
     with pytest.raises(UnknownNameError, match="depends on the matrix"):
         conversion_factor("komiyama", "binary")
     with pytest.raises(UnknownNameError, match="unknown regret convention"):
-        regret_matrix(examples.load("cyclic"), "weird")
-    lo, hi = ratio_range(examples.load("cyclic"), "komiyama", "binary")
+        regret_matrix(datasets.load("cyclic"), "weird")
+    lo, hi = ratio_range(datasets.load("cyclic"), "komiyama", "binary")
     assert (lo, hi) == (pytest.approx(1.5), pytest.approx(3.0))
 
 
 def test_exact_values_are_complementary():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     E = M.exact()
     for i in range(M.K):
         assert E[i][i] == Fraction(1, 2)
@@ -128,7 +128,7 @@ def test_exact_values_are_complementary():
 
 
 def test_matrix_is_immutable_and_round_trips():
-    M = examples.load("unique_copeland")
+    M = datasets.load("unique_copeland")
     with pytest.raises(ValueError):
         M.values[0, 1] = 0.9
     again = PreferenceMatrix.from_dict(M.to_dict())

@@ -145,10 +145,10 @@ def test_layout_estimate_matches_tex(tmp_path, capsys):
     """The width estimate that decides the panels is within 10 % of TeX's, never below it."""
     from duelbound.solvers.comparison import bound_table
     from duelbound.solvers.tables import _tex_tabular
-    from duelbound.theory import examples
+    from duelbound.theory import datasets
 
-    tables = [bound_table([examples.load("cyclic")]).to_table(),
-              bound_table([examples.load(n) for n in ("cyclic", "multi_winner", "arithmetic")],
+    tables = [bound_table([datasets.load("cyclic")]).to_table(),
+              bound_table([datasets.load(n) for n in ("cyclic", "multi_winner", "arithmetic")],
                           T=1e6).to_table(transpose=True)]
     body, estimates = [], []
     for t in tables:
@@ -173,10 +173,10 @@ def test_the_default_target_is_the_article_textwidth(tmp_path):
 def sweep_store(tmp_path_factory):
     """A small simulation sweep and a bound sweep in one store (one local worker)."""
     from duelbound.checks.sweep.runner import bounds_sweep, sweep
-    from duelbound.theory import examples
+    from duelbound.theory import datasets
 
     path = tmp_path_factory.mktemp("sweep") / "s.sqlite"
-    mats = [examples.load("cyclic"), examples.load("multi_winner")]
+    mats = [datasets.load("cyclic"), datasets.load("multi_winner")]
     sweep(mats, ["uniform", "ecw-rmed"], 300, 2, 0, path, workers=1)
     bounds_sweep(mats, path, workers=1)
     return path

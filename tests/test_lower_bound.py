@@ -15,8 +15,8 @@ from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __i
 
 from duelbound.cli import main
 from duelbound.solvers import in_region, lower_bound
-from duelbound.theory import PreferenceMatrix, examples, generators
-from duelbound.theory import structure as st
+from duelbound.theory import PreferenceMatrix, datasets, generators
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, SolverError, TieError
 from duelbound.theory.regret import regret_matrix
 
@@ -60,7 +60,7 @@ def scipy_cstar(M, i1):
 
 @pytest.mark.parametrize("method", ["compact", "rowgen", "enumerate"])
 def test_cyclic_paper_value(method):
-    res = lower_bound(examples.load("cyclic"), method=method, certify=True)
+    res = lower_bound(datasets.load("cyclic"), method=method, certify=True)
     assert res.value == pytest.approx(float(CYCLIC_CSTAR), rel=1e-9)
     assert res.certificate["status"] == "exact"
     q = res.allocation  # [K16] App. C: N_1j = log T / (2 d(0.6)), N_23 = log T /(2 d(0.9))
@@ -69,7 +69,7 @@ def test_cyclic_paper_value(method):
 
 
 def test_cyclic_symbolic_form_simplifies_to_paper_expression():
-    res = lower_bound(examples.load("cyclic"), symbolic=True)
+    res = lower_bound(datasets.load("cyclic"), symbolic=True)
     dp = lambda p: p * sympy.log(2 * p) + (1 - p) * sympy.log(2 * (1 - p))  # noqa: E731
     expected = 1 / (2 * dp(sympy.Rational(3, 5))) + 1 / dp(sympy.Rational(9, 10))
     assert sympy.simplify(sympy.expand_log(res.symbolic - expected, force=True)) == 0
@@ -105,7 +105,7 @@ def test_several_winners_value_from_equal_ecw():
     """multi_winner has C = 3: [K16] (9) gives C*_{i1} = C^E*_{i1} (threshold, no LP)."""
     from duelbound.solvers import ecw_bound
 
-    M = examples.load("multi_winner")
+    M = datasets.load("multi_winner")
     res, e = lower_bound(M), ecw_bound(M)
     for i1 in st.copeland_winners(M):
         assert res.per_winner[i1] == pytest.approx(e.per_winner[i1], rel=1e-9)
@@ -128,7 +128,7 @@ def test_no_solver_is_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(pulp, "listSolvers", lambda onlyAvailable=False: [])
     with pytest.raises(SolverError, match="no LP solver"):
-        lower_bound(examples.load("cyclic"))
+        lower_bound(datasets.load("cyclic"))
 
 
 def _break_highs(monkeypatch):
@@ -140,7 +140,7 @@ def _break_highs(monkeypatch):
 
 def test_highs_failure_falls_back_to_cbc(monkeypatch):
     _break_highs(monkeypatch)
-    res = lower_bound(examples.load("cyclic"), certify=False)
+    res = lower_bound(datasets.load("cyclic"), certify=False)
     assert res.value == pytest.approx(float(CYCLIC_CSTAR), rel=1e-7)
     stats = res.stats["per_winner"]["0"]
     assert stats["backend"] == "pulp+CBC" and "HiGHS failed" in stats["note"]
@@ -156,7 +156,7 @@ def test_non_optimal_status_of_both_solvers_is_an_error(monkeypatch):
 
     monkeypatch.setattr(pulp.PULP_CBC_CMD, "actualSolve", cbc_fails)
     with pytest.raises(SolverError, match="CBC fallback failed too"):
-        lower_bound(examples.load("cyclic"), certify=False)
+        lower_bound(datasets.load("cyclic"), certify=False)
 
 
 def test_cli_json_and_errors(capsys, tmp_path):
@@ -231,7 +231,7 @@ def test_scale_limit_refuses_up_front_with_an_estimate(capsys, tmp_path):
 
 
 def test_bounds_output_names_arms(capsys, tmp_path):
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     names = ["ann", "bob", "cy", "dee"]
     f = tmp_path / "named.json"
     f.write_text(json.dumps({"matrix": M.values.tolist(), "arms": names}))

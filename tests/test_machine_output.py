@@ -123,9 +123,9 @@ def test_sweep_and_report_outputs_parse(tmp_path):
 def test_api_solves_write_nothing_to_file_descriptor_1(capfd):
     # An API user who writes JSON to their own stdout must not find solver chatter in it.
     from duelbound.solvers import ecw_bound, lower_bound
-    from duelbound.theory import examples
+    from duelbound.theory import datasets
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     lower_bound(M)
     lower_bound(M, method="rowgen", certify="interval")
     ecw_bound(M)

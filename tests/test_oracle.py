@@ -12,8 +12,8 @@ from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __i
 
 from duelbound.solvers import in_region
 from duelbound.solvers.oracle import cw_oracle_core, kl_half_core, regret_core
-from duelbound.theory import examples, generators
-from duelbound.theory import structure as st
+from duelbound.theory import datasets, generators
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 from duelbound.theory.regret import regret_matrix
 
@@ -50,7 +50,7 @@ def test_oracle_min_equals_brute_force(M, seed):
 
 
 def test_cyclic_membership():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     half = np.full((4, 4), 0.5)
     assert in_region(M, 0, half, kind="cw")  # x = 1/2 everywhere is the optimum
     x = half.copy()
@@ -59,7 +59,7 @@ def test_cyclic_membership():
 
 
 def test_in_region_rejects_non_winner_and_unknown_kind():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     with pytest.raises(DuelboundError, match="not a Copeland winner"):
         in_region(M, 1, np.ones((4, 4)))
     with pytest.raises(UnknownNameError):

@@ -22,7 +22,7 @@ from duelbound.solvers.parametric import (
     cw_values_core,
     pair_costs_core,
 )
-from duelbound.theory import PreferenceMatrix, examples, generators
+from duelbound.theory import PreferenceMatrix, datasets, generators
 from duelbound.theory.errors import InvalidMatrixError
 
 
@@ -91,7 +91,7 @@ def test_basis_test_passes_under_small_moves_and_fails_under_large_ones():
 
 def test_no_basis_means_always_resolve():
     """CBC gives no basis: the test row is NaN and never passes (the caller re-solves)."""
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     sol = CStarTracker(4, backend="PULP_CBC_CMD").solve(M.values)
     assert np.isnan(sol.checks).all()
     assert not _fast_values(sol.checks, sol.evidence, M.values)[0]
@@ -99,13 +99,13 @@ def test_no_basis_means_always_resolve():
 
 
 def test_tracker_rejects_bad_input_and_reuses_models():
-    M = examples.load("multi_winner")
+    M = datasets.load("multi_winner")
     tracker = CStarTracker(M.K, max_tournaments=1)
     tracker.solve(M.values)
     built = tracker.models_built
     tracker.solve(_perturb(M.values, 1e-3, np.random.default_rng(1)))
     assert tracker.models_built == built  # same tournament: warm models re-used
-    flipped = examples.load("cyclic").values
+    flipped = datasets.load("cyclic").values
     tracker2 = CStarTracker(4, max_tournaments=1)
     tracker2.solve(flipped)
     mu = flipped.copy()
@@ -124,5 +124,5 @@ def test_cw_rmed_releases_its_tracker():
     from duelbound.checks.simulate.algorithms import rmed as alg_rmed
 
     before = set(alg_rmed._TRACKERS)
-    run_single(examples.load("cyclic"), "cw-rmed", 2000, 0)
+    run_single(datasets.load("cyclic"), "cw-rmed", 2000, 0)
     assert set(alg_rmed._TRACKERS) == before

@@ -8,7 +8,7 @@ from PIL import Image
 
 from duelbound.checks.simulate.records import BAND, Curve, regret_figure
 from duelbound.cli import main
-from duelbound.theory import examples
+from duelbound.theory import datasets
 from duelbound.theory.draw import GRAPH_MAX_K, draw_tournament
 from duelbound.theory.generators import random_matrix
 
@@ -26,7 +26,7 @@ def _texts(fig) -> str:
 
 @pytest.mark.parametrize("K", [4, 16])
 def test_small_tournaments_are_graphs_with_named_arms(K, tmp_path):
-    M = examples.load("cyclic") if K == 4 else random_matrix(K, seed=0, name="r16")
+    M = datasets.load("cyclic") if K == 4 else random_matrix(K, seed=0, name="r16")
     if K == 4:
         from duelbound.theory import PreferenceMatrix
 
@@ -50,7 +50,7 @@ def test_k200_tournament_is_a_small_heat_map(tmp_path):
     assert len(ax.images) == 1 and ax.images[0].get_array().shape == (200, 200)
     assert "Copeland winners (boxed" in ax.get_title()
     # rows ordered by Copeland score: the winners' row sums (wins) come first
-    from duelbound.theory.structure import copeland_winners, losses
+    from duelbound.theory.tournament import copeland_winners, losses
 
     L = losses(M)
     shown = [int(t.get_text().split(" ")[0]) for t in ax.get_yticklabels()]

@@ -9,12 +9,12 @@ import pytest
 
 from duelbound.checks.simulate.simulator import run_single, simulate
 from duelbound.cli import main
-from duelbound.theory import examples
+from duelbound.theory import datasets
 from duelbound.theory.errors import DuelboundError
 
 
 def test_simulate_runs_are_replayable_and_summarised():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     res = simulate(M, "d-ts", 5000, runs=3, seed=11, processes=2, progress=False)
     assert res.runs == 3 and len(set(res.run_seeds)) == 3
     finals = []
@@ -32,7 +32,7 @@ def test_simulate_runs_are_replayable_and_summarised():
 
 
 def test_plot_and_bounds(tmp_path):
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     res = simulate(M, "ecw-rmed", 2000, runs=2, seed=0, processes=1, progress=False,
                    bounds=True)
     # C^E* of cyclic, hand-derived in docs/math.md §5: 1/d(0.6, 1/2).
@@ -48,7 +48,7 @@ def test_plot_and_bounds(tmp_path):
 
 def test_simulate_bad_runs():
     with pytest.raises(DuelboundError):
-        simulate(examples.load("cyclic"), "uniform", 10, runs=0, seed=0)
+        simulate(datasets.load("cyclic"), "uniform", 10, runs=0, seed=0)
 
 
 def test_cli_simulate_json(tmp_path, capsys):
@@ -88,7 +88,7 @@ def test_compiled_runners_release_the_gil(algorithm):
     import threading
     import time
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     run_single(M, algorithm, 100, 0)  # compile / load the cache outside the window
     T = 10_000
     while run_single(M, algorithm, T, 1).wall_time < 0.6:  # a run of at least 0.6 s
@@ -156,7 +156,7 @@ def test_json_is_written_before_a_failing_plot(tmp_path, capsys, monkeypatch):
 def test_json_and_text_name_the_arms():
     from duelbound.theory import PreferenceMatrix
 
-    M = PreferenceMatrix(examples.load("cyclic").values, name="named",
+    M = PreferenceMatrix(datasets.load("cyclic").values, name="named",
                          arms=["ada", "bob", "cy", "dee"])
     res = simulate(M, "rucb", 3000, runs=2, seed=0, processes=1, progress=False)
     d = res.to_dict()
@@ -171,7 +171,7 @@ def test_compile_notice_when_the_cache_is_cold(monkeypatch):
 
     import duelbound.checks.simulate.simulator as sim
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     sim.run_single(M, "uniform", 10, 0)
     for cached, expected in ((False, sim.COMPILE_NOTICE + "\n"), (True, "")):
         monkeypatch.setattr(sim, "compiled_code_cached", lambda alg, c=cached: c)
@@ -204,7 +204,7 @@ def test_progress_follows_quiet_progress_and_the_terminal(capsys):
 
 def test_result_repr_html_and_pandas():
     pd = pytest.importorskip("pandas")
-    res = simulate(examples.load("cyclic"), "ecw-rmed", 2000, runs=3, seed=0, processes=1,
+    res = simulate(datasets.load("cyclic"), "ecw-rmed", 2000, runs=3, seed=0, processes=1,
                    progress=False)
     assert len(repr(res)) < 300 and "ecw-rmed (alpha=3, beta=0.01" in repr(res)
     assert len(repr(res.records[0])) < 200
@@ -233,7 +233,7 @@ def test_to_pandas_without_pandas_names_the_extra(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pandas)
-    res = simulate(examples.load("cyclic"), "uniform", 100, runs=1, seed=0, progress=False)
+    res = simulate(datasets.load("cyclic"), "uniform", 100, runs=1, seed=0, progress=False)
     with pytest.raises(DuelboundError, match=r"pip install 'duelbound\[pandas\]'"):
         res.to_pandas()
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from duelbound.checks.sweep.runner import derive_seed, grid
 from duelbound.checks.sweep.store import APPLICATION_ID, SCHEMA_VERSION, SweepStore, sweep_lock
-from duelbound.theory import DuelboundError, examples
+from duelbound.theory import DuelboundError, datasets
 
-CYCLIC = examples.load("cyclic")
+CYCLIC = datasets.load("cyclic")
 
 
 def _task(key: str = "k0", run: int = 0) -> dict:
@@ -118,7 +118,7 @@ def test_bound_rows(store):
 
 
 # -- the grid and its seeds -------------------------------------------------------------------
-MATRICES = [examples.load(n, break_ties=1e-3) for n in examples.names()]
+MATRICES = [datasets.load(n, break_ties=1e-3) for n in datasets.names()]
 
 
 @given(st.integers(0, 2**32), st.integers(1, 4), st.integers(1, 3),

@@ -11,7 +11,7 @@ from hypothesis import find, given, settings
 from hypothesis.errors import InvalidArgument
 
 from duelbound.checks import strategies as S
-from duelbound.theory import structure as stc
+from duelbound.theory import tournament as stc
 from duelbound.theory.errors import DuelboundError, TieError
 from duelbound.theory.matrix import PreferenceMatrix
 

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from duelbound.theory import PreferenceMatrix, examples
-from duelbound.theory import structure as s
+from duelbound.theory import PreferenceMatrix, datasets
+from duelbound.theory import tournament as s
 
 
 @st.composite
@@ -118,7 +118,7 @@ def test_gaps_and_delta_min(M):
 
 
 def test_cyclic_structure_by_hand():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     st_ = s.structure(M)
     assert st_.losses == [0, 2, 2, 2]
     assert st_.copeland_winners == [0] and st_.condorcet_winner == 0
@@ -130,11 +130,11 @@ def test_cyclic_structure_by_hand():
 
 
 def test_bundled_examples_have_their_advertised_structure():
-    arith = s.structure(examples.load("arithmetic"))
+    arith = s.structure(datasets.load("arithmetic"))
     assert arith.transitive and arith.condorcet_winner == 0 and arith.losses == [0, 1, 2, 3, 4]
-    multi = s.structure(examples.load("multi_winner"))
+    multi = s.structure(datasets.load("multi_winner"))
     assert multi.condorcet_winner is None and multi.C == 3 and multi.L1 == 1
-    uniq = s.structure(examples.load("unique_copeland"))
+    uniq = s.structure(datasets.load("unique_copeland"))
     assert uniq.condorcet_winner is None and uniq.copeland_winners == [0]
     assert uniq.L1 == 1 and uniq.L2 == 2
 
@@ -144,7 +144,7 @@ def test_published_matrices_match_their_headers(dataset_dir):
 
     cyc = read_matrix(dataset_dir / "cyclic.txt")
     assert s.copeland_winners(cyc) == [0] and s.losses(cyc).tolist() == [0, 2, 2, 2]
-    assert cyc == examples.load("cyclic")
+    assert cyc == datasets.load("cyclic")
     mslr = read_matrix(dataset_dir / "mslr5.txt")
     assert mslr.K == 5 and s.condorcet_winner(mslr) == 0
     try:

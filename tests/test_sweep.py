@@ -27,14 +27,14 @@ from duelbound.checks.sweep.runner import bounds_sweep, derive_seed, report_tabl
 from duelbound.checks.sweep.store import SweepStore
 from duelbound.cli import main
 from duelbound.solvers.tables import render
-from duelbound.theory import DuelboundError, PreferenceMatrix, examples
+from duelbound.theory import DuelboundError, PreferenceMatrix, datasets
 
 TESTS = Path(__file__).resolve().parent
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
     str(TESTS), os.environ.get("PYTHONPATH", "")]))}
 
 # the grid shared by the reference, the kill-and-resume and the scheduler tests: 16 tasks
-MATRICES = [examples.load("cyclic"), examples.load("arithmetic")]
+MATRICES = [datasets.load("cyclic"), datasets.load("arithmetic")]
 ALGORITHMS = ["uniform", "sweep_plugins:uniform"]
 PARAMS = {"sweep_plugins:uniform": {"sleep": 0.6}}
 T, RUNS, SEED = 2000, 4, 7
@@ -213,7 +213,7 @@ def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys, monkeypa
     real, seen = sweep_module._queueing_safe, []
     monkeypatch.setattr(sweep_module, "_queueing_safe",
                         lambda client: seen.append(real(client) and queued) or seen[-1])
-    doomed = examples.load("unique_copeland").values
+    doomed = datasets.load("unique_copeland").values
     files = []
     for name, values in [("doomed", doomed)]:
         f = tmp_path / f"{name}.json"
@@ -249,8 +249,8 @@ def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys, monkeypa
 
 def test_bounds_sweep_stores_c_star_and_c_ecw(external_cluster, tmp_path, capsys):
     path = tmp_path / "bounds.sqlite"
-    cyclic = examples.load("cyclic")
-    result = bounds_sweep([cyclic, examples.load("arithmetic")], path,
+    cyclic = datasets.load("cyclic")
+    result = bounds_sweep([cyclic, datasets.load("arithmetic")], path,
                           scheduler=external_cluster)
     assert (result.completed, result.failed) == (2, []), result.failed
     rows = {r["matrix_hash"]: r for r in result.records()}

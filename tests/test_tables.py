@@ -35,7 +35,7 @@ from duelbound.solvers.tables import (
     notes_text,
     render,
 )
-from duelbound.theory import PreferenceMatrix, examples, read_matrix
+from duelbound.theory import PreferenceMatrix, datasets, read_matrix
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -193,12 +193,12 @@ def test_table_rejects_inconsistent_data():
 
 @pytest.fixture(scope="module")
 def two():
-    return bound_table([examples.load("cyclic"), examples.load("multi_winner")], T=1e6)
+    return bound_table([datasets.load("cyclic"), datasets.load("multi_winner")], T=1e6)
 
 
 def test_bound_table_c_star_matches_brute_force(two):
     for e, name in zip(two.entries, ["cyclic", "multi_winner"], strict=True):
-        assert e.lower == pytest.approx(brute_cstar(examples.load(name)), rel=1e-7)
+        assert e.lower == pytest.approx(brute_cstar(datasets.load(name)), rel=1e-7)
         assert e.certificate == "exact"
 
 
@@ -267,7 +267,7 @@ def test_footnotes_are_plain_english(two, long):
 
 
 def test_zoghi_table_doubles_komiyama_coefficients():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     kom = bound_table([M], bounds=["ccb", "d-ts-prop1", "scb"])
     zog = bound_table([M], bounds=["ccb", "d-ts-prop1", "scb"], convention="zoghi")
     ek, ez = kom.entries[0], zog.entries[0]
@@ -280,7 +280,7 @@ def test_zoghi_table_doubles_komiyama_coefficients():
 
 
 def test_binary_table_shows_factor_columns_and_refuses_ratios():
-    bt = bound_table([examples.load("cyclic"), examples.load("unique_copeland")],
+    bt = bound_table([datasets.load("cyclic"), datasets.load("unique_copeland")],
                      bounds=["ccb", "ecw-rmed"], convention="binary")
     keys = [c.key for c in bt.to_table().columns]
     assert "C*:factor" in keys and "ccb:factor" in keys
@@ -292,7 +292,7 @@ def test_binary_table_shows_factor_columns_and_refuses_ratios():
 
 
 def test_ratio_between_bounds_is_the_same_in_every_convention():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     tables = {c: bound_table([M], bounds=["ecw-rmed", "ccb"], convention=c)
               for c in ("komiyama", "zoghi", "binary")}
     base = tables["komiyama"].entries[0]
@@ -311,7 +311,7 @@ def test_bounds_all_and_default():
     assert resolve_bounds("all") == ub.bound_names()
     assert resolve_bounds(None) == list(ub.DEFAULT_BOUNDS)
     assert resolve_bounds("ccb,default")[0] == "ccb"
-    bt = bound_table([examples.load("cyclic")], bounds="all")
+    bt = bound_table([datasets.load("cyclic")], bounds="all")
     assert bt.bounds == ub.bound_names()
 
 
@@ -327,7 +327,7 @@ def test_failed_assumption_is_marked_in_cells():
 
 
 def test_matrix_names_are_escaped_in_latex():
-    M = PreferenceMatrix(examples.load("cyclic").values, name=WEIRD)
+    M = PreferenceMatrix(datasets.load("cyclic").values, name=WEIRD)
     bt = bound_table([M], bounds=["ccb"])
     for transpose in (False, True):
         text = bt.render("latex", transpose=transpose)
@@ -336,7 +336,7 @@ def test_matrix_names_are_escaped_in_latex():
 
 
 def test_named_arms_appear_in_the_winner_column():
-    M = PreferenceMatrix(examples.load("cyclic").values, name="named",
+    M = PreferenceMatrix(datasets.load("cyclic").values, name="named",
                          arms=["ranker_A", "B&B", "C", "D"])
     bt = bound_table([M], bounds=["ccb"])
     assert md_rows(bt.render("md"))[2][2] == "ranker_A"
@@ -346,7 +346,7 @@ def test_named_arms_appear_in_the_winner_column():
 
 
 def test_bound_table_errors():
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     with pytest.raises(DuelboundError, match="at least one matrix"):
         bound_table([])
     with pytest.raises(DuelboundError, match="not both"):
@@ -387,7 +387,7 @@ def _json_close(a, b) -> bool:
 @pytest.mark.parametrize("fmt", ["md", "latex", "csv", "json"])
 @pytest.mark.parametrize("name", ["cyclic", "multi_winner"])
 def test_golden(name, fmt):
-    bt = bound_table([examples.load(name)], T=1e6)
+    bt = bound_table([datasets.load(name)], T=1e6)
     text = bt.render(fmt) + "\n"
     path = GOLDEN / f"bounds_{name}.{EXT[fmt]}"
     if UPDATE:
@@ -411,7 +411,7 @@ def test_cli_json_equals_api(capsys):
     assert main(["table", "--example", "cyclic", "--example", "multi_winner",
                  "--format", "json", "--T", "1e6"]) == 0
     out = json.loads(capsys.readouterr().out)
-    api = json.loads(bound_table([examples.load("cyclic"), examples.load("multi_winner")],
+    api = json.loads(bound_table([datasets.load("cyclic"), datasets.load("multi_winner")],
                                  T=1e6).render("json"))
     assert out == api
 
@@ -461,7 +461,7 @@ def test_cli_errors_are_one_line(capsys, argv, msg):
 
 def test_every_bound_renders_and_serialises():
     M = PreferenceMatrix([[0.5, 0.6, 0.7], [0.4, 0.5, 0.7], [0.3, 0.3, 0.5]], name="tied")
-    bt = bound_table([examples.load("cyclic"), M], bounds=ub.bound_names(), T=1e4,
+    bt = bound_table([datasets.load("cyclic"), M], bounds=ub.bound_names(), T=1e4,
                      convention="binary")
     json.dumps(bt.to_dict(), allow_nan=False)  # inf (tied D-TS log log term) -> "inf"
     for fmt in ("md", "latex", "csv", "json"):
@@ -530,7 +530,7 @@ def test_to_pandas_is_tidy(two):
 def test_notebook_reprs_are_small(two):
     assert len(two._repr_html_()) < 5000 and two._repr_markdown_().startswith("**")
     assert repr(two) == "<BoundTable komiyama convention: 2 matrices x 11 bounds, T = 1e+06>"
-    big = bound_table([examples.load(n) for n in ("cyclic", "multi_winner", "arithmetic",
+    big = bound_table([datasets.load(n) for n in ("cyclic", "multi_winner", "arithmetic",
                                                   "unique_copeland")], bounds="all")
     assert len(big._repr_html_()) < 5000
 
@@ -538,7 +538,7 @@ def test_notebook_reprs_are_small(two):
 def test_results_say_their_convention():
     from duelbound.solvers import ecw_bound, lower_bound, upper_bound
 
-    M = examples.load("cyclic")
+    M = datasets.load("cyclic")
     b = upper_bound(M, "ccb")
     assert "zoghi convention" in repr(b) and b.value == pytest.approx(1600)
     k = upper_bound(M, "ccb", convention="komiyama")
@@ -582,7 +582,7 @@ def sweep_store(tmp_path_factory):
     from duelbound.checks.sweep.runner import bounds_sweep, sweep
 
     path = tmp_path_factory.mktemp("sweep") / "s.sqlite"
-    mats = [examples.load("cyclic"), examples.load("multi_winner")]
+    mats = [datasets.load("cyclic"), datasets.load("multi_winner")]
     sweep(mats, ["uniform"], 200, 2, 0, path, workers=1)
     bounds_sweep(mats, path, workers=1)
     return path

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from duelbound.solvers import bound_terms as ub
-from duelbound.theory import PreferenceMatrix, examples, generators
+from duelbound.theory import PreferenceMatrix, datasets, generators
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
 from duelbound.theory.regret import CONVENTIONS
 
@@ -35,12 +35,12 @@ def dkl(p, q=0.5):
 
 @pytest.fixture(scope="module")
 def cyclic():
-    return examples.load("cyclic")
+    return datasets.load("cyclic")
 
 
 @pytest.fixture(scope="module")
 def multi():
-    return examples.load("multi_winner")
+    return datasets.load("multi_winner")
 
 
 # -- cyclic ([K16] Table 2 / App. C): K = 4, C = 1, L1 = 0, Δ_min = 0.1 ----------------
@@ -288,7 +288,7 @@ def _regret(M, conv):
 
 @pytest.mark.parametrize("name", ["unique_copeland", "multi_winner", "cyclic"])
 def test_binary_conversion_uses_largest_pair_ratio(name):
-    M = examples.load(name)
+    M = datasets.load(name)
     kom, binr = _regret(M, "komiyama"), _regret(M, "binary")
     pos = kom > 0
     hi = (binr[pos] / kom[pos]).max()

@@ -3,7 +3,7 @@
 Pure functions over :class:`PreferenceMatrix`; no solvers (docs/math.md §1–§4).
 """
 
-from . import counts, datasets, examples, generators, io, kl, regret, structure
+from . import counts, datasets, generators, io, kl, regret, tournament
 from .counts import WinCounts, read_comparisons, read_counts, write_counts
 from .errors import (
     DuelboundError,
@@ -17,11 +17,11 @@ from .io import read_matrix, write_matrix
 from .kl import kl_bernoulli, kl_half, kl_symbolic
 from .matrix import PreferenceMatrix
 from .regret import CONVENTIONS, conversion_factor, ratio_range, regret_matrix
-from .structure import Structure
+from .tournament import Structure, structure
 
 __all__ = [
-    "PreferenceMatrix", "read_matrix", "Structure", "structure", "datasets", "examples",
-    "generators", "io", "kl", "regret", "kl_bernoulli", "kl_half", "kl_symbolic", "CONVENTIONS",
+    "PreferenceMatrix", "read_matrix", "Structure", "structure", "datasets", "generators",
+    "tournament", "io", "kl", "regret", "kl_bernoulli", "kl_half", "kl_symbolic", "CONVENTIONS",
     "regret_matrix", "conversion_factor", "ratio_range", "DuelboundError",
     "InvalidMatrixError", "TieError", "MatrixFileError", "SolverError", "UnknownNameError",
     "counts", "WinCounts", "read_counts", "read_comparisons", "write_counts", "write_matrix",

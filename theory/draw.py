@@ -19,7 +19,7 @@ import numpy as np
 
 from .errors import DuelboundError
 from .matrix import PreferenceMatrix
-from .structure import beats_graph, copeland_winners, losses
+from .tournament import beats_graph, copeland_winners, losses
 
 __all__ = ["draw_tournament", "save_figure", "new_figure", "GRAPH_MAX_K", "PLOT_FORMATS",
            "MAX_MEGAPIXELS"]

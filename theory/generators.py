@@ -7,9 +7,9 @@ The same seed always gives the same matrix.
 
 Examples
 --------
->>> from duelbound.theory import generators, structure
+>>> from duelbound.theory import generators, tournament
 >>> M = generators.random_matrix(8, seed=1, n_winners=2, l1=1)
->>> len(structure.copeland_winners(M)), structure.L1(M)
+>>> len(tournament.copeland_winners(M)), tournament.L1(M)
 (2, 1)
 """
 

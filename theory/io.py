@@ -40,7 +40,7 @@ from .errors import DuelboundError, InvalidMatrixError, MatrixFileError
 from .matrix import MAX_K, PreferenceMatrix
 
 __all__ = [
-    "read_matrix", "write_matrix", "read_table", "parse_text", "Table", "sidecar_path",
+    "read_matrix", "write_matrix", "read_table", "parse_text", "ParsedTable", "sidecar_path",
     "MAX_TEXT_BYTES", "MAX_NPY_BYTES", "MAX_INT_DIGITS",
 ]
 
@@ -84,7 +84,7 @@ def is_number(cell: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Table:
+class ParsedTable:
     """A K×K table read from a file, before it is interpreted (probabilities or counts).
 
     Attributes
@@ -379,9 +379,9 @@ def json_grid(data: Any, origin: str, key: str = "matrix") -> np.ndarray:
 
 
 def _json_table(data: Any, origin: str, path: str, grid_keys: Sequence[str],
-                meta_keys: frozenset[str]) -> Table:
+                meta_keys: frozenset[str]) -> ParsedTable:
     if isinstance(data, list):
-        return Table(json_grid(data, origin), None, None, origin, path)
+        return ParsedTable(json_grid(data, origin), None, None, origin, path)
     if not isinstance(data, dict):
         raise MatrixFileError(f"{origin}: JSON must be an object with {grid_keys[0]!r} or a "
                               "list of lists")
@@ -406,7 +406,7 @@ def _json_table(data: Any, origin: str, path: str, grid_keys: Sequence[str],
     if "K" in meta and (isinstance(meta["K"], bool) or meta["K"] != values.shape[0]):
         raise MatrixFileError(f"{origin}: 'K' is {short(meta['K'])} but the matrix has "
                               f"{values.shape[0]} rows")
-    return Table(values, arms, name, origin, path, meta)
+    return ParsedTable(values, arms, name, origin, path, meta)
 
 
 def _json_arms(arms: Any, origin: str) -> tuple[str, ...] | None:
@@ -424,7 +424,7 @@ def sidecar_path(path: str | os.PathLike[str]) -> str:
     return os.path.splitext(path)[0] + ".arms.json"
 
 
-def _read_npy(path: str, origin: str) -> Table:
+def _read_npy(path: str, origin: str) -> ParsedTable:
     with _open_regular(path, MAX_NPY_BYTES) as fh:
         try:
             if fh.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
@@ -474,12 +474,12 @@ def _read_npy(path: str, origin: str) -> Table:
         name = data.get("name")
         if name is not None and not isinstance(name, str):
             raise MatrixFileError(f"{side}: 'name' must be a string")
-    return Table(np.asarray(values), arms, name, origin, path)
+    return ParsedTable(np.asarray(values), arms, name, origin, path)
 
 
 # -- dispatch ---------------------------------------------------------------------------------
 def read_table(path: str | os.PathLike[str], *, grid_keys: Sequence[str] = ("matrix",),
-               meta_keys: frozenset[str] = MATRIX_JSON_KEYS) -> Table:
+               meta_keys: frozenset[str] = MATRIX_JSON_KEYS) -> ParsedTable:
     """Read a K×K table of numbers with optional arm names from any supported format.
 
     Parameters
@@ -489,7 +489,7 @@ def read_table(path: str | os.PathLike[str], *, grid_keys: Sequence[str] = ("mat
     grid_keys : sequence of str
         JSON keys that may hold the grid (exactly one must be present).
     meta_keys : frozenset of str
-        Other JSON keys accepted (returned in :attr:`Table.meta`); any other key is refused.
+        Other JSON keys accepted (returned in :attr:`ParsedTable.meta`); any other key is refused.
 
     Raises
     ------
@@ -508,7 +508,7 @@ def read_table(path: str | os.PathLike[str], *, grid_keys: Sequence[str] = ("mat
     ext = os.path.splitext(path)[1].lower()
     delim = "\t" if ext == ".tsv" else "," if ext == ".csv" and "," in text else None
     rows, arms = parse_table_text(text, origin, delim)
-    return Table(np.array(rows, dtype=np.float64), arms, None, origin, path)
+    return ParsedTable(np.array(rows, dtype=np.float64), arms, None, origin, path)
 
 
 def _prefixed(exc: DuelboundError, origin: str) -> DuelboundError:
@@ -549,7 +549,7 @@ def read_matrix(path: str | os.PathLike[str], *, name: str | None = None,
     return M
 
 
-def _apply_json_meta(M: PreferenceMatrix, table: Table) -> None:
+def _apply_json_meta(M: PreferenceMatrix, table: ParsedTable) -> None:
     """Check ``sha256`` and restore broken-tie records of a :meth:`to_dict` file."""
     meta = table.meta
     broken = meta.get("broken_ties")

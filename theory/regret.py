@@ -22,8 +22,8 @@ factor exists, so a result object is always in exactly one convention.
 
 Examples
 --------
->>> from duelbound.theory import examples
->>> r = regret_matrix(examples.load("cyclic"))
+>>> from duelbound.theory import datasets
+>>> r = regret_matrix(datasets.load("cyclic"))
 >>> float(r[1, 2]), float(r[0, 1])
 (0.6666666666666666, 0.3333333333333333)
 """
@@ -41,7 +41,7 @@ from duelbound.frames import html_table, markdown_table, records_to_frame
 
 from .errors import DuelboundError, UnknownNameError
 from .matrix import PreferenceMatrix
-from .structure import losses
+from .tournament import losses
 
 __all__ = ["CONVENTIONS", "regret_matrix", "conversion_factor", "ratio_range",
            "check_convention", "Conversion", "convert", "restate", "ConventionMixin"]

@@ -52,7 +52,7 @@ from hypothesis.errors import NoSuchExample
 
 from duelbound.checks.strategies import InvalidStrategyArgument, preference_matrices
 from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
-from duelbound.theory import structure as stc
+from duelbound.theory import tournament as stc
 from duelbound.theory.errors import SolverError, UnknownNameError
 from duelbound.theory.kl import kl_half
 from duelbound.theory.matrix import PreferenceMatrix
@@ -250,7 +250,7 @@ def _theorem5(M: PreferenceMatrix) -> Sides:
 
 def _per_winner(M: PreferenceMatrix) -> tuple[dict[int, float], dict[int, float]]:
     from duelbound.solvers import ecw_bound
-    from duelbound.solvers.lower_bound import lower_bound
+    from duelbound.solvers.cstar import lower_bound
 
     ce = ecw_bound(M).per_winner
     cs = lower_bound(M, certify=False).per_winner
@@ -495,7 +495,7 @@ def _cstar_interval(ex: _Exact, i1: int) -> Interval:
     Σ δ_p.  Raises SolverError when the LP fails or no certificate is found.
     """
     from duelbound.solvers.certificate import certify_winner
-    from duelbound.solvers.lower_bound import solve_winner
+    from duelbound.solvers.cstar import solve_winner
 
     ws = solve_winner(ex.M, i1)
     res = certify_winner(ex.M, ws)

@@ -1,7 +1,7 @@
 """Reference simulator: run the seeds' algorithms on a preference matrix (docs/math.md §9).
 
->>> from duelbound.theory import examples
->>> rec = run_single(examples.load("cyclic"), "rucb", T=1000, seed=0)
+>>> from duelbound.theory import datasets
+>>> rec = run_single(datasets.load("cyclic"), "rucb", T=1000, seed=0)
 >>> int(rec.counts[np.triu_indices(4, 1)].sum() + rec.counts.diagonal().sum())
 1000
 
@@ -124,7 +124,7 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     out: dict[str, float] = {}
     try:
         from duelbound.solvers import ecw_bound
-        from duelbound.solvers.lower_bound import lower_bound
+        from duelbound.solvers.cstar import lower_bound
     except ImportError:
         return out
     # C^E* is exact ([K16] Th. 5); C* carries its certificate status in its key, so a

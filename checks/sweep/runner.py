@@ -15,8 +15,8 @@ its error; the sweep goes on.
 
 Examples
 --------
->>> from duelbound.theory import examples
->>> tasks = grid([examples.load("cyclic")], ["uniform"], T=100, runs=2, seed=0)
+>>> from duelbound.theory import datasets
+>>> tasks = grid([datasets.load("cyclic")], ["uniform"], T=100, runs=2, seed=0)
 >>> [(t.algorithm, t.run) for t in tasks]
 [('uniform', 0), ('uniform', 1)]
 >>> tasks[0].seed == derive_seed(0, tasks[0].matrix_hash, "uniform", 0)
@@ -234,7 +234,7 @@ def execute_bounds(M: PreferenceMatrix) -> dict[str, Any]:
 
 def _solver(name: str) -> Callable[..., Any]:
     """``duelbound.solvers.<name>``: the package export, else the function of the same-named
-    module (``lower_bound`` lives in ``duelbound.solvers.lower_bound``)."""
+    module (``lower_bound`` lives in ``duelbound.solvers.cstar``)."""
     import types
 
     import duelbound.solvers as solvers

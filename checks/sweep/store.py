@@ -25,10 +25,10 @@ so a half-written row cannot exist even in principle.
 Examples
 --------
 >>> import tempfile, os
->>> from duelbound.theory import examples
+>>> from duelbound.theory import datasets
 >>> path = os.path.join(tempfile.mkdtemp(), "s.sqlite")
 >>> with SweepStore(path) as store:
-...     h = store.add_matrix(examples.load("cyclic"))
+...     h = store.add_matrix(datasets.load("cyclic"))
 ...     (store.count(), list(store.matrix_names().values()))
 (0, ['cyclic'])
 """

@@ -54,10 +54,10 @@ from duelbound.checks.verify.judge import (
     trajectory,
 )
 from duelbound.checks.verify.verdicts import Check, worst
-from duelbound.theory import examples
+from duelbound.theory import datasets
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.structure import condorcet_winner, copeland_winners
+from duelbound.theory.tournament import condorcet_winner, copeland_winners
 
 __all__ = ["DEFAULT_MATRICES", "DEFAULT_T", "DEFAULT_RUNS", "Check", "RunOutcome",
            "MatrixReport", "VerifyReport", "verify_algorithm", "load_factory", "factory_spec",
@@ -441,7 +441,7 @@ def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> 
 
 def _c_star(M: PreferenceMatrix) -> tuple[float | None, str | None]:
     try:
-        from duelbound.solvers.lower_bound import lower_bound
+        from duelbound.solvers.cstar import lower_bound
 
         return float(lower_bound(M, certify=False).value), None
     except Exception as exc:  # reported in the check, never hidden
@@ -507,7 +507,7 @@ def _as_matrices(matrices: Sequence[Any] | None) -> list[PreferenceMatrix]:
         if isinstance(m, PreferenceMatrix):
             out.append(m)
         elif isinstance(m, str):
-            out.append(examples.load(m))
+            out.append(datasets.load(m))
         else:
             out.append(PreferenceMatrix(m))
     if not out:

@@ -265,7 +265,7 @@ def claimed_check(runs: list, cstar: float | None, claimed: float) -> Check:
 def _allocation_reason(M, runs: list, ref_runs: list, T: int) -> tuple[str, list]:
     """Pairs the user samples more / less than the reference, against q* of [K16]."""
     try:
-        from duelbound.solvers.lower_bound import lower_bound
+        from duelbound.solvers.cstar import lower_bound
 
         q = np.asarray(lower_bound(M, certify=False).allocation, dtype=float)
     except Exception:  # noqa: BLE001 — the reason is optional

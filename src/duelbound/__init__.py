@@ -19,7 +19,7 @@ from duelbound.theory import (
     PreferenceMatrix,
     SolverError,
     TieError,
-    examples,
+    datasets,
     read_matrix,
 )
 
@@ -29,6 +29,6 @@ except PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
 __all__ = [
-    "PreferenceMatrix", "read_matrix", "examples", "DuelboundError", "InvalidMatrixError",
+    "PreferenceMatrix", "read_matrix", "datasets", "DuelboundError", "InvalidMatrixError",
     "MatrixFileError", "SolverError", "TieError", "__version__",
 ]

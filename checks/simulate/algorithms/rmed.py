@@ -624,7 +624,7 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     (:func:`_evidence`), if x ∈ R_î(µ̂) (CW, :func:`cw_oracle_core`) or R^E_î(µ̂)
     (ECW, :func:`ecw_oracle_into`) for some empirical Copeland winner î,
     L_NC = {(î, î)}; else î = argmin C*_{i1}(µ̂) (CW: the family-generation LP of
-    :func:`duelbound.solvers.lower_bound` on µ̂, warm-started per tournament, with the last
+    :func:`duelbound.solvers.cstar` on µ̂, warm-started per tournament, with the last
     optimal vertex re-used while the compiled basis test of
     :mod:`duelbound.solvers.parametric` holds) or C^E*_{i1}(µ̂) (ECW:
     :func:`duelbound.solvers.ecw.ecw_core_into`, [K16] Th. 5), and L_NC = {pairs

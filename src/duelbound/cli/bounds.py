@@ -20,16 +20,16 @@ import argparse
 import numpy as np
 
 from duelbound.solvers.certificate import EXACT_MAX_K
-from duelbound.solvers.ecw import ecw_bound
-from duelbound.solvers.interval import DEFAULT_DRAWS, lower_bound_interval
-from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
-from duelbound.solvers.lower_bound import (
+from duelbound.solvers.cstar import (
     AUTO_METHOD,
     CERTIFY_MAX_K,
     LP_MAX_K,
     METHODS,
     lower_bound,
 )
+from duelbound.solvers.ecw import ecw_bound
+from duelbound.solvers.interval import DEFAULT_DRAWS, lower_bound_interval
+from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
 from duelbound.theory.errors import DuelboundError
 
 from .common import add_matrix_arguments, load_counts, load_matrix, write_json

@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from duelbound.theory import examples
+from duelbound.theory import datasets
 from duelbound.theory.counts import WinCounts, read_comparisons, read_counts
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.io import read_matrix
@@ -40,13 +40,13 @@ def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) ->
                             help="matrix files (text, CSV/TSV, .npy, .json)")
         parser.add_argument("--example", action="append", default=[], metavar="NAME",
                             help=f"bundled dataset (repeatable; 'duelbound datasets' lists them): "
-                                 f"{', '.join(examples.names())}")
+                                 f"{', '.join(datasets.names())}")
     else:
         parser.add_argument("file", nargs="?", metavar="FILE",
                             help="matrix file (text, CSV/TSV, .npy, .json)")
         parser.add_argument("--example", metavar="NAME",
                             help=f"bundled dataset ('duelbound datasets' lists them): "
-                                 f"{', '.join(examples.names())}")
+                                 f"{', '.join(datasets.names())}")
     parser.add_argument("--counts", metavar="FILE", action="append" if many else "store",
                         default=[] if many else None,
                         help="K×K matrix of win counts W_ij (times i beat j), any matrix format; "
@@ -118,7 +118,7 @@ def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
                              "--comparisons FILE")
     bt = args.break_ties
     out = [read_matrix(f, break_ties=bt) for f in files]
-    out += [examples.load(n, break_ties=bt) for n in names]
+    out += [datasets.load(n, break_ties=bt) for n in names]
     out += [C.matrix(break_ties=bt) for C in counts]
     rename = getattr(args, "name", None)
     if rename:

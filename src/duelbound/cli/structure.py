@@ -17,7 +17,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.matrix import PreferenceMatrix
 
 from .common import (

@@ -71,23 +71,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _matrices(specs: list[str]):
-    from duelbound.theory import examples
+    from duelbound.theory import datasets
     from duelbound.theory.io import read_matrix
 
-    return [examples.load(s) if s in examples.names() else read_matrix(s) for s in specs]
+    return [datasets.load(s) if s in datasets.names() else read_matrix(s) for s in specs]
 
 
 def run(args: argparse.Namespace) -> int:
     from duelbound.checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
     from duelbound.checks.verify.judge import harden
-    from duelbound.theory import examples
+    from duelbound.theory import datasets
 
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
     spec = load_factory(args.algorithm)   # validated only: never imported here
     if args.only:
         mats = _matrices(args.only)
     else:
-        mats = [examples.load(n) for n in DEFAULT_MATRICES] + _matrices(args.matrices)
+        mats = [datasets.load(n) for n in DEFAULT_MATRICES] + _matrices(args.matrices)
     report = verify_algorithm(spec, mats, T=args.T, runs=args.runs, reference=args.reference,
                     protocol=args.protocol, claimed_coefficient=args.claimed,
                     time_limit=args.time_limit, hang_timeout=args.hang_timeout,

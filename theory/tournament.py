@@ -11,9 +11,9 @@ gives the networkx ``DiGraph`` for drawing and cross-checks.
 
 Examples
 --------
->>> from duelbound.theory import examples, structure
->>> M = examples.load("cyclic")
->>> structure.losses(M).tolist(), structure.copeland_winners(M)
+>>> from duelbound.theory import datasets, tournament
+>>> M = datasets.load("cyclic")
+>>> tournament.losses(M).tolist(), tournament.copeland_winners(M)
 ([0, 2, 2, 2], [0])
 """
 

@@ -6,9 +6,9 @@ has E[R(T)] ≥ C* log T − o(log T), and CW-RMED attains it.
 
 Examples
 --------
->>> from duelbound.theory import examples
+>>> from duelbound.theory import datasets
 >>> from duelbound.solvers import lower_bound
->>> res = lower_bound(examples.load("cyclic"))
+>>> res = lower_bound(datasets.load("cyclic"))
 >>> round(res.value, 4), res.certificate["status"]
 (27.5487, 'exact')
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory import structure as st
+from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameError
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import ConventionMixin, regret_matrix
