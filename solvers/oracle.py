@@ -41,7 +41,7 @@ import numba
 import numpy as np
 
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
-
+from duelbound.theory.kl import kl_half_scalar
 
 @numba.njit(cache=True, inline="always")
 def insert_sorted(buf: np.ndarray, k: int, v: float) -> int:
@@ -52,7 +52,6 @@ def insert_sorted(buf: np.ndarray, k: int, v: float) -> int:
         k -= 1
     buf[k] = v
     return k
-
 
 @numba.njit(cache=True, inline="always")
 def insert_sorted_indexed(buf: np.ndarray, ibuf: np.ndarray, k: int, v: float, j: int) -> int:
@@ -70,24 +69,8 @@ __all__ = [
     "ecw_oracle_core", "ecw_oracle_into", "in_region", "Constraint", "tight_constraints", "as_mu",
 ]
 
-_SERIES_X = 0.01  # |µ − 1/2| below which the even power series of d(1/2 + x, 1/2) is used
-
-
-@numba.njit(cache=True)
-def _kl_half_scalar(p: float) -> float:
-    # d(1/2 + x, 1/2) = Σ_{n≥1} (2x)^{2n} / (2n(2n − 1)); 8 terms reach 1e-32 relative at
-    # |x| < 0.01.  Farther out log1p has no harmful cancellation.
-    x = p - 0.5
-    if abs(x) < _SERIES_X:
-        y = 4.0 * x * x
-        acc = 0.0
-        for n in range(8, 0, -1):
-            acc = acc * y + 1.0 / (2.0 * n * (2.0 * n - 1.0))
-        return acc * y
-    a = 0.0 if p <= 0.0 else p * np.log1p(2.0 * x)
-    b = 0.0 if p >= 1.0 else (1.0 - p) * np.log1p(-2.0 * x)
-    return max(a + b, 0.0)
-
+#: d(p, 1/2) compiled for the cores below: the one implementation in theory.kl.
+_kl_half_scalar = numba.njit(cache=True)(kl_half_scalar)
 
 @numba.njit(cache=True)
 def kl_half_core(mu: np.ndarray) -> np.ndarray:
@@ -100,7 +83,6 @@ def kl_half_core(mu: np.ndarray) -> np.ndarray:
                 d[i, j] = _kl_half_scalar(mu[i, j])
     return d
 
-
 @numba.njit(cache=True)
 def losses_core(mu: np.ndarray) -> np.ndarray:
     """L_i = |S_i| = #{j : µ_ij < 1/2} (docs/math.md §2)."""
@@ -111,7 +93,6 @@ def losses_core(mu: np.ndarray) -> np.ndarray:
             if i != j and mu[i, j] < 0.5:
                 L[i] += 1
     return L
-
 
 @numba.njit(cache=True)
 def regret_core(mu: np.ndarray) -> np.ndarray:
@@ -125,13 +106,11 @@ def regret_core(mu: np.ndarray) -> np.ndarray:
             r[i, j] = (L[i] + L[j] - 2.0 * l1) / (2.0 * (K - 1))
     return r
 
-
 @numba.njit(cache=True)
 def l_range_core(L: np.ndarray) -> tuple[int, int]:
     """(l0, l_max) = (max(0, L1 − 1), L2): the range of l in the constraints of R_{i1}."""
     s = np.sort(L)
     return max(0, s[0] - 1), s[1]
-
 
 @numba.njit(cache=True)
 def _sorted_prefix(x_row: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +120,6 @@ def _sorted_prefix(x_row: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, 
     for t in range(members.size):
         pre[t + 1] = pre[t] + vals[order[t]]
     return pre, members[order]
-
 
 @numba.njit(cache=True)
 def cw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> np.ndarray:
@@ -179,7 +157,6 @@ def cw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> np.ndarray:
                 V[i2, li, 1] = x[i1, i2] + preA[m - 1] + preB[s2]
     return V
 
-
 @numba.njit(cache=True)
 def ecw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> float:
     """Smallest left-hand side over the constraints (4)–(5) of R^E_{i1} (docs/math.md §6).
@@ -188,7 +165,6 @@ def ecw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> float:
     m = L_{i2} − L_{i1} + 1 smallest x_{j i2}, j ∈ S_{i2} \\ {i1}.  +inf if none.
     """
     return ecw_oracle_into(mu, losses_core(mu), i1, x, -np.inf, np.empty(mu.shape[0]))
-
 
 @numba.njit(cache=True)
 def ecw_oracle_into(mu: np.ndarray, L: np.ndarray, i1: int, x: np.ndarray,
@@ -229,9 +205,7 @@ def ecw_oracle_into(mu: np.ndarray, L: np.ndarray, i1: int, x: np.ndarray,
             return best
     return best
 
-
 # -- Python layer -------------------------------------------------------------------------
-
 
 def as_mu(M_or_mu: Any) -> np.ndarray:
     """A C-contiguous float64 K×K array from a PreferenceMatrix or an array."""
@@ -242,13 +216,11 @@ def as_mu(M_or_mu: Any) -> np.ndarray:
                                  "not-square")
     return mu
 
-
 def _check_winner(mu: np.ndarray, i1: int) -> None:
     L = losses_core(mu)
     if not 0 <= i1 < mu.shape[0] or L[i1] != L.min():
         raise DuelboundError(f"arm {i1} is not a Copeland winner (winners: "
                              f"{np.flatnonzero(L == L.min()).tolist()})")
-
 
 def in_region(M_or_mu: Any, i1: int, x: Any, kind: str = "cw", tol: float = 1e-9) -> bool:
     """Is the evidence matrix x = q·d in R_{i1} (``"cw"``) or R^E_{i1} (``"ecw"``)?
@@ -283,7 +255,6 @@ def in_region(M_or_mu: Any, i1: int, x: Any, kind: str = "cw", tol: float = 1e-9
         return bool(ecw_oracle_core(mu, int(i1), xa) >= 1.0 - tol)
     raise UnknownNameError(f"unknown region kind {kind!r}; choose 'cw' or 'ecw'")
 
-
 @dataclass(frozen=True)
 class Constraint:
     """One constraint of R_{i1} ([K16] Theorem 2, docs/math.md §5).
@@ -308,7 +279,6 @@ class Constraint:
         d["I"], d["S"] = list(self.I), list(self.S)
         return d
 
-
 def oracle_constraint(mu: np.ndarray, i1: int, x: np.ndarray, i2: int, l: int,
                       case: int) -> Constraint:
     """The tightest constraint with this (i2, l, case): the smallest x values (ties by index)."""
@@ -325,7 +295,6 @@ def oracle_constraint(mu: np.ndarray, i1: int, x: np.ndarray, i2: int, l: int,
     s = max(0, int(L[i2]) - l - 1)
     return Constraint(i1, i2, l, tuple(sorted([i2] + A[:m - 1])), tuple(sorted(B[:s])))
 
-
 def _tied_choices(members: list[int], row: np.ndarray, k: int, tol: float,
                   cap: int) -> list[tuple[int, ...]]:
     """Up to ``cap`` k-subsets of ``members`` with the smallest sum (ties within ``tol``)."""
@@ -336,7 +305,6 @@ def _tied_choices(members: list[int], row: np.ndarray, k: int, tol: float,
     below = [j for j in ms if row[j] < v - tol]
     tied = [j for j in ms if abs(row[j] - v) <= tol]
     return [tuple(below) + c for c in islice(combinations(tied, k - len(below)), cap)]
-
 
 def family_constraints(mu: np.ndarray, i1: int, x: np.ndarray, i2: int, l: int, case: int,
                        tol: float = 1e-9, cap: int = 1) -> list[Constraint]:
@@ -357,7 +325,6 @@ def family_constraints(mu: np.ndarray, i1: int, x: np.ndarray, i2: int, l: int, 
             if len(out) >= cap:
                 return out
     return out
-
 
 def tight_constraints(M_or_mu: Any, i1: int, x: Any, tol: float = 1e-7) -> list[Constraint]:
     """Constraints of R_{i1} tight at x (one representative per (i2, l, case)).

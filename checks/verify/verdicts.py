@@ -27,6 +27,7 @@ from duelbound.checks.verify.statistics import (
     regret_ratio_interval,
     van_elteren_p,
 )
+from duelbound.theory.kl import kl_half
 from duelbound.theory.regret import regret_matrix
 
 __all__ = ["ORDER", "Check", "worst", "consistency_check", "slope_check", "claimed_check",
@@ -67,11 +68,6 @@ class Check:
 
 def worst(verdicts) -> str:
     return max(verdicts, key=ORDER.get, default="PASS")
-
-
-def _kl_half(p: np.ndarray) -> np.ndarray:
-    p = np.clip(np.asarray(p, dtype=float), 1e-12, 1 - 1e-12)
-    return p * np.log(2 * p) + (1 - p) * np.log(2 * (1 - p))
 
 
 def nice_horizon(t: float) -> int:
@@ -119,7 +115,7 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     K = M.K
     reg = _regret_pairs(M)
     mu = np.asarray(M.values)
-    d = _kl_half(mu)
+    d = kl_half(mu)
     off = ~np.eye(K, dtype=bool)
     shares, stucks, learns, rhos, needs = [], [], [], [], []
     late_tot = np.zeros((K, K))
@@ -303,7 +299,6 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
     estimate above :data:`RATIO_WARN`; the power lives in the pooled suite check.
     """
     from scipy import stats
-
 
     x = np.array([r.final_regret["komiyama"] for r in runs if r.steps == T])
     y = np.array([r.final_regret["komiyama"] for r in ref_runs if r.steps == T])

@@ -16,6 +16,8 @@ import numba as nb
 import numpy as np
 
 from duelbound.theory.errors import DuelboundError, UnknownNameError
+from duelbound.theory.kl import kl_bernoulli_scalar
+from duelbound.theory.kl import kl_half_scalar as kl_half_scalar_py
 
 __all__ = ["log_guard", "loglog_guard", "confidence_bounds", "mu_hat",
            "random_argmax", "kl_half_scalar", "kl_scalar", "AlgorithmSpec",
@@ -114,32 +116,10 @@ def random_argmax(values: np.ndarray, mask: np.ndarray, rng: np.random.Generator
     return arg
 
 
-@nb.njit(cache=True)
-def kl_scalar(p: float, q: float) -> float:
-    """Bernoulli KL d(p, q) with 0 log 0 = 0, p, q clipped into [1e-15, 1 - 1e-15] for q."""
-    eps = 1e-15
-    q = min(max(q, eps), 1.0 - eps)
-    out = 0.0
-    if p > 0.0:
-        out += p * math.log(p / q)
-    if p < 1.0:
-        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
-    return max(out, 0.0)
-
-
-@nb.njit(cache=True)
-def kl_half_scalar(p: float) -> float:
-    """d(p, 1/2), accurate near p = 1/2 (series 2x² + 4x⁴/3 + 32x⁶/15 for |x| < 1e-3)."""
-    x = p - 0.5
-    if abs(x) < 1e-3:
-        x2 = x * x
-        return 2.0 * x2 + 4.0 * x2 * x2 / 3.0 + 32.0 * x2 * x2 * x2 / 15.0
-    out = math.log(2.0)
-    if p > 0.0:
-        out += p * math.log(p)
-    if p < 1.0:
-        out += (1.0 - p) * math.log(1.0 - p)
-    return out
+#: d(p, q) and d(p, 1/2) compiled for the algorithms' loops: the one implementation of each
+#: is in :mod:`duelbound.theory.kl`.
+kl_scalar = nb.njit(cache=True)(kl_bernoulli_scalar)
+kl_half_scalar = nb.njit(cache=True)(kl_half_scalar_py)
 
 
 @dataclass(frozen=True)
