@@ -43,6 +43,7 @@ import numpy as np
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
 from duelbound.theory.kl import kl_half_scalar
 
+
 @numba.njit(cache=True, inline="always")
 def insert_sorted(buf: np.ndarray, k: int, v: float) -> int:
     """Insert v into the ascending ``buf[:k]`` (``buf[k]`` free), after the entries equal to
