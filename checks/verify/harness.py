@@ -570,6 +570,41 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         Bad arguments; a module that cannot be imported; a factory whose result fits
         neither protocol (one line naming both).
     """
+    T, spec, kind = _check_arguments(factory, T, runs, protocol, reference)
+    mats = _as_matrices(matrices)
+    limits = Limits(time_limit=float(time_limit), hang_timeout=float(hang_timeout),
+                    mem_bytes=int(memory_limit * 2**30))
+    master = new_environment_seed() if environment_seed is None else int(environment_seed)
+    start = time.perf_counter()
+    detected = "bundled" if kind == "bundled" else _detect_protocol(
+        spec, mats[0].K, T, _run_seed(seed, 0, 0), protocol, hang_timeout, limits.mem_bytes)
+    workers = workers or max(1, (os.cpu_count() or 2) // 2)
+    jobs = _plan_jobs(spec, kind, mats, T, runs, seed, master, reference)
+    names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
+    results, exhausted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
+                                   limits, budget, workers, start,
+                                   _Progress(progress, names, runs))
+    reports, pooled, env_error, any_partial = [], [], None, False
+    for mi, M in enumerate(mats):
+        report, pair, partial = _judge_matrix(mi, M, names[mi], results, T, runs, reference,
+                                              claimed_coefficient, len(mats))
+        reports.append(report)
+        env_error = env_error or report.checks[0].statistic.get("environment_error")
+        any_partial = any_partial or partial
+        if pair is not None:
+            pooled.append(pair)
+    suite = _suite_checks(reports, pooled, reference, seed, any_partial)
+    isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
+                 "child process from a fresh interpreter; environment, record and verdicts "
+                 "in the judge")
+    return VerifyReport(name or spec, detected, T, runs, seed, reference, claimed_coefficient,
+                        reports, time.perf_counter() - start, exhausted, master, suite,
+                        _reasons(reports), env_error, isolation)
+
+
+def _check_arguments(factory: Callable | str, T: int, runs: int, protocol: str,
+                     reference: str | None) -> tuple[int, str, str]:
+    """Step 1 of :func:`verify_algorithm`: (T, the factory's spec, "user" or "bundled")."""
     # numba-compiled simulator: imported only here, where a bundled algorithm may run
     from duelbound.checks.simulate.environment import check_horizon
     from duelbound.checks.simulate.simulator import ALGORITHMS
@@ -589,33 +624,34 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         raise DuelboundError(f"unknown bundled algorithm {factory!r}; choose from "
                              f"{', '.join(ALGORITHMS)} or give MODULE:FACTORY")
     spec = factory_spec(factory)
-    kind = "bundled" if spec in ALGORITHMS else "user"
-    mats = _as_matrices(matrices)
-    limits = Limits(time_limit=float(time_limit), hang_timeout=float(hang_timeout),
-                    mem_bytes=int(memory_limit * 2**30))
-    master = new_environment_seed() if environment_seed is None else int(environment_seed)
-    start = time.perf_counter()
-    detected = "bundled"
-    if kind == "user":
-        info = probe(spec, mats[0].K, T, _run_seed(seed, 0, 0),
-                     Limits(time_limit=max(60.0, hang_timeout), hang_timeout=60.0,
-                            mem_bytes=limits.mem_bytes))
-        if "kind" in info:
-            if info["kind"] in ("import", "usage", "environment", "crash"):
-                raise DuelboundError(f"{spec}: {info['message']}")
-            detected = protocol  # the factory raised: every run will report it
-        else:
-            detected = info["protocol"]
-            if detected is None:
-                raise DuelboundError(
-                    f"{spec}: factory(K, T, seed) returned a {info.get('type')}, which fits "
-                    "neither protocol: an object with select() -> (i, j) and update(i, j, "
-                    "i_won) (select) or a callable run(duel, T) (duel)")
-            if protocol != "auto" and protocol != detected:
-                raise DuelboundError(f"{spec}: --protocol {protocol} given, but "
-                                     f"factory(K, T, seed) returned a {info.get('type')} "
-                                     f"({detected} protocol)")
-    workers = workers or max(1, (os.cpu_count() or 2) // 2)
+    return T, spec, "bundled" if spec in ALGORITHMS else "user"
+
+
+def _detect_protocol(spec: str, K: int, T: int, seed: int, protocol: str,
+                     hang_timeout: float, mem_bytes: int) -> str:
+    """Step 2: import the user's factory in a child once and name its protocol."""
+    info = probe(spec, K, T, seed, Limits(time_limit=max(60.0, hang_timeout),
+                                          hang_timeout=60.0, mem_bytes=mem_bytes))
+    if "kind" in info:
+        if info["kind"] in ("import", "usage", "environment", "crash"):
+            raise DuelboundError(f"{spec}: {info['message']}")
+        return protocol  # the factory raised: every run will report it
+    detected = info["protocol"]
+    if detected is None:
+        raise DuelboundError(
+            f"{spec}: factory(K, T, seed) returned a {info.get('type')}, which fits "
+            "neither protocol: an object with select() -> (i, j) and update(i, j, "
+            "i_won) (select) or a callable run(duel, T) (duel)")
+    if protocol != "auto" and protocol != detected:
+        raise DuelboundError(f"{spec}: --protocol {protocol} given, but "
+                             f"factory(K, T, seed) returned a {info.get('type')} "
+                             f"({detected} protocol)")
+    return detected
+
+
+def _plan_jobs(spec: str, kind: str, mats: list[PreferenceMatrix], T: int, runs: int,
+               seed: int, master: int, reference: str | None) -> list[_Job]:
+    """Step 3: every run to make — the user's, the reference's, one determinism twin."""
     jobs: list[_Job] = []
     for mi, M in enumerate(mats):
         vals = M.values.tolist()
@@ -631,50 +667,51 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         if kind == "user":  # determinism: run 0 again, same seed and same environment
             jobs.append(_Job(("twin", mi, 0), kind, spec, mi, vals, T, _run_seed(seed, mi, 0),
                              run_environment_seed(master, mi, 0)))
-    names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
-    results, exhausted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
-                                   limits, budget, workers, start,
-                                   _Progress(progress, names, runs))
-    reports = []
-    env_error = None
-    pooled = []
-    any_partial = False
+    return jobs
 
-    for mi, M in enumerate(mats):
-        user = [results[("user", mi, r)] for r in range(runs)]
-        ref = [results[("ref", mi, r)] for r in range(runs)] if reference else []
-        twin = results.get(("twin", mi, 0))
-        proto = _protocol_check(user, twin, T)
-        checks = [proto]
-        env_error = env_error or proto.statistic.get("environment_error")
-        with_data = [r for r in user if r.steps > 0 and r.counts]
-        if with_data:
-            cons = V.consistency_check(with_data, M, T, runs)
-            checks.append(cons)
-            cstar, err = _c_star(M)
-            checks.append(V.slope_check(with_data, [r for r in ref if r.ok], cstar, err,
-                                        cons.verdict == "PASS"))
-            if claimed_coefficient is not None:
-                checks.append(V.claimed_check(with_data, cstar, claimed_coefficient))
-            if reference:
-                checks.append(V.reference_check(M, with_data, [r for r in ref if r.ok],
-                                                reference, T, len(mats)))
-                pooled.append(([r.final_regret["komiyama"] for r in with_data if r.steps == T],
-                               [r.final_regret["komiyama"] for r in ref if r.ok]))
-        partial = [r for r in user if r.steps < T]
-        any_partial = any_partial or bool(partial)
-        if partial:   # no survivorship bias: a statistic on a subset is never a PASS
-            for c in checks[1:]:
-                if c.verdict == "PASS":
-                    c.verdict = "INCONCLUSIVE"
-                    c.message += (f" — only {runs - len(partial)} of {runs} runs reached T; "
-                                  "the others count up to their last duel")
-        cw = condorcet_winner(M)
-        reports.append(MatrixReport(names[mi], M.K, M.content_hash(), user, checks, ref,
-                                    condorcet_winner=None if cw is None else int(cw),
-                                    copeland_winners=[int(i) for i in copeland_winners(M)],
-                                    arms=list(M.arms) if M.arms else None, twin=twin))
-    suite = []
+
+def _judge_matrix(mi: int, M: PreferenceMatrix, name: str, results: dict, T: int, runs: int,
+                  reference: str | None, claimed: float | None, n_matrices: int
+                  ) -> tuple[MatrixReport, tuple[list, list] | None, bool]:
+    """Step 4: the checks of one matrix from its runs (report, pooled sample, partial)."""
+    user = [results[("user", mi, r)] for r in range(runs)]
+    ref = [results[("ref", mi, r)] for r in range(runs)] if reference else []
+    twin = results.get(("twin", mi, 0))
+    checks = [_protocol_check(user, twin, T)]
+    pair = None
+    with_data = [r for r in user if r.steps > 0 and r.counts]
+    if with_data:
+        cons = V.consistency_check(with_data, M, T, runs)
+        checks.append(cons)
+        cstar, err = _c_star(M)
+        checks.append(V.slope_check(with_data, [r for r in ref if r.ok], cstar, err,
+                                    cons.verdict == "PASS"))
+        if claimed is not None:
+            checks.append(V.claimed_check(with_data, cstar, claimed))
+        if reference:
+            checks.append(V.reference_check(M, with_data, [r for r in ref if r.ok],
+                                            reference, T, n_matrices))
+            pair = ([r.final_regret["komiyama"] for r in with_data if r.steps == T],
+                    [r.final_regret["komiyama"] for r in ref if r.ok])
+    partial = [r for r in user if r.steps < T]
+    if partial:   # no survivorship bias: a statistic on a subset is never a PASS
+        for c in checks[1:]:
+            if c.verdict == "PASS":
+                c.verdict = "INCONCLUSIVE"
+                c.message += (f" — only {runs - len(partial)} of {runs} runs reached T; "
+                              "the others count up to their last duel")
+    cw = condorcet_winner(M)
+    report = MatrixReport(name, M.K, M.content_hash(), user, checks, ref,
+                          condorcet_winner=None if cw is None else int(cw),
+                          copeland_winners=[int(i) for i in copeland_winners(M)],
+                          arms=list(M.arms) if M.arms else None, twin=twin)
+    return report, pair, bool(partial)
+
+
+def _suite_checks(reports: list[MatrixReport], pooled: list, reference: str | None,
+                  seed: int, any_partial: bool) -> list[Check]:
+    """Step 5: the suite-level reference comparison (and what it does to per-matrix WARNs)."""
+    suite: list[Check] = []
     if reference and len(pooled) > 0:
         suite.append(V.pooled_reference_check(pooled, reference, seed=seed))
         if suite[-1].verdict != "WARN":   # a per-matrix WARN needs the suite's evidence
@@ -686,9 +723,4 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         if any_partial and suite[-1].verdict == "PASS":
             suite[-1].verdict = "INCONCLUSIVE"
             suite[-1].message += " — on the runs that reached T only"
-    isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
-                 "child process from a fresh interpreter; environment, record and verdicts "
-                 "in the judge")
-    return VerifyReport(name or spec, detected, T, runs, seed, reference, claimed_coefficient,
-                        reports, time.perf_counter() - start, exhausted, master, suite,
-                        _reasons(reports), env_error, isolation)
+    return suite
