@@ -4,9 +4,12 @@ Measures, for a trivial algorithm (select returns (0, 1), update does nothing):
 
 - ``bare``: the select/update loop in one process, no environment (the ceiling);
 - ``judge select`` / ``judge duel``: :func:`duelbound.checks.verify.judge.judge_run` end to
-  end — child process, shared-memory mailbox, outcomes drawn in the judge, record kept;
-- ``pipe``: the same exchange over two os.pipe()s with 8-byte struct messages
-  (the alternative the mailbox was chosen over).
+  end — child process, two pipes, outcomes drawn in the judge, record kept — under each
+  isolation this machine allows (process; namespaces through bubblewrap), interleaved;
+- ``pipe``: the same exchange over two os.pipe()s with 8-byte struct messages and no
+  judge logic (the reference point);
+- ``--exec``: a trivial C program (requests "0 1") through the line protocol;
+- start-up per run: from starting a run to its first duel (interpreter, sandbox, import).
 
     python benchmarks/bench_verify.py --T 200000 --repeat 3
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -27,6 +31,8 @@ import time
 
 import numpy as np
 
+from duelbound.checks.verify import sandbox
+from duelbound.checks.verify.harness import exec_spec
 from duelbound.checks.verify.judge import judge_run
 from duelbound.theory import datasets
 
@@ -57,6 +63,20 @@ def run(K, T, seed):
         for _ in range(horizon):
             duel(0, 1)
     return go
+"""
+
+TRIVIAL_C = r"""
+#include <stdio.h>
+int main(void) {
+    int K; long T; unsigned long long s; int won;
+    if (scanf("duelbound 1 %d %ld %llu", &K, &T, &s) != 3) return 2;
+    for (long t = 0; t < T; t++) {
+        printf("0 1\n");
+        fflush(stdout);
+        if (scanf("%d", &won) != 1) return 1;
+    }
+    return 0;
+}
 """
 
 PIPE_CHILD = """
@@ -106,6 +126,28 @@ def pipe(T: int) -> float:
     return T / (time.perf_counter() - t0)
 
 
+def _under(level: str, fn):
+    """Run ``fn`` with the judge's isolation forced to ``level`` ("namespaces"/"process")."""
+    def go():
+        if level == "process":
+            os.environ["DUELBOUND_SANDBOX"] = "process"
+        else:
+            os.environ.pop("DUELBOUND_SANDBOX", None)
+        sandbox.isolation.cache_clear()
+        try:
+            return fn()
+        finally:
+            os.environ.pop("DUELBOUND_SANDBOX", None)
+            sandbox.isolation.cache_clear()
+    return go
+
+
+def _startup(M) -> float:
+    """Seconds from starting a run to its first duel (interpreter, sandbox, import)."""
+    rec = judge_run("bench_trivial:make", M, 10, 1, 2)
+    return rec.progress["startup_s"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--T", type=int, default=200_000)
@@ -114,24 +156,44 @@ def main() -> None:
                     help="also time a default verification of a 20k-duels/s algorithm")
     args = ap.parse_args()
     M = datasets.load("cyclic")
+    levels = ["process"] + (["namespaces"] if sandbox.isolation().namespaces else [])
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "bench_trivial.py"), "w") as fh:
             fh.write(textwrap.dedent(TRIVIAL))
         sys.path.insert(0, tmp)
-        cases = {
-            "bare select/update loop (no environment)": lambda: bare(args.T),
-            "judge, select protocol": lambda: judge_run("bench_trivial:make", M, args.T, 1, 2
-                                                        ).progress["duels_per_s"],
-            "judge, duel protocol": lambda: judge_run("bench_trivial:run", M, args.T, 1, 2
-                                                      ).progress["duels_per_s"],
-            "os.pipe + struct ping-pong (alternative)": lambda: pipe(args.T),
-        }
+        cases = {"bare select/update loop (no environment)": lambda: bare(args.T),
+                 "os.pipe + struct ping-pong (reference point)": lambda: pipe(args.T)}
+        cc = shutil.which("cc")
+        if cc:   # a trivial C program through the line protocol (--exec)
+            with open(os.path.join(tmp, "trivial.c"), "w") as fh:
+                fh.write(TRIVIAL_C)
+            subprocess.run([cc, "-O2", "-o", os.path.join(tmp, "trivial"),
+                            os.path.join(tmp, "trivial.c")], check=True)
+            prog = exec_spec([os.path.join(tmp, "trivial")])
+        for level in levels:   # the same judge under each isolation, interleaved below
+            cases[f"judge, select protocol ({level})"] = _under(level, lambda: judge_run(
+                "bench_trivial:make", M, args.T, 1, 2).progress["duels_per_s"])
+            cases[f"judge, duel protocol ({level})"] = _under(level, lambda: judge_run(
+                "bench_trivial:run", M, args.T, 1, 2).progress["duels_per_s"])
+            if cc:
+                cases[f"judge, --exec line protocol, C program ({level})"] = _under(
+                    level, lambda: judge_run(prog, M, args.T, 1, 2).progress["duels_per_s"])
+        best = dict.fromkeys(cases, 0.0)
+        starts: dict[str, list[float]] = {level: [] for level in levels}
+        for _ in range(args.repeat):   # interleaved: a noisy machine hits every case alike
+            for name, fn in cases.items():
+                best[name] = max(best[name], fn())
+            for level in levels:
+                starts[level] += [_under(level, lambda: _startup(M))() for _ in range(5)]
         print(f"T = {args.T}, best of {args.repeat}; load average "
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
         print("| case | duels/s |\n|---|---|")
-        for name, fn in cases.items():
-            best = max(fn() for _ in range(args.repeat))
-            print(f"| {name} | {best:,.0f} |")
+        for name, rate in best.items():
+            print(f"| {name} | {rate:,.0f} |")
+        print("\n| isolation | start-up per run, median (min) |\n|---|---|")
+        for level, xs in starts.items():
+            print(f"| {level} | {1e3 * float(np.median(xs)):.0f} ms "
+                  f"({1e3 * min(xs):.0f} ms) |")
         if args.suite:
             suite(tmp)
 

@@ -117,6 +117,26 @@ def _resolve(spec, sys_path):
     return obj
 
 
+def _unfit_factory(factory, spec):
+    """A message when ``factory`` cannot be called as factory(K, T, seed), else ''."""
+    import inspect
+
+    if not callable(factory):
+        return f"{spec} is a {type(factory).__name__}, not a callable factory(K, T, seed)"
+    try:
+        inspect.signature(factory).bind(1, 1, 1)
+    except TypeError:
+        try:
+            sig = str(inspect.signature(factory))
+        except (TypeError, ValueError):
+            sig = "(...)"
+        return (f"{spec}{sig} cannot be called as factory(K, T, seed); for a run(duel, T) "
+                "function, name a factory that returns it: def make(K, T, seed): return run")
+    except ValueError:
+        pass   # no signature to inspect (a builtin): just call it
+    return ""
+
+
 def _detect(obj):
     if callable(getattr(obj, "select", None)) and callable(getattr(obj, "update", None)):
         return "select"
@@ -126,12 +146,17 @@ def _detect(obj):
 
 
 def _describe(exc, where):
+    """Every exception raised in this process is the algorithm's failure (a FAIL): an
+    algorithm could otherwise raise ImportError to turn a FAIL into "cannot judge".  A
+    missing or incompatible package is named as the likely cause."""
     name = type(exc).__name__
     msg = f"{where} raised {name}: {exc}"
-    env = isinstance(exc, ImportError) or (
-        isinstance(exc, AttributeError) and "module 'numpy'" in str(exc))
+    if isinstance(exc, ImportError) or (
+            isinstance(exc, AttributeError) and "module 'numpy'" in str(exc)):
+        msg += (" (likely a missing or incompatible package in this environment; the "
+                "implementation fails here all the same)")
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8)
-    return ("environment" if env else "exception"), msg, "".join(tb)[-4000:]
+    return "exception", msg, "".join(tb)[-4000:]
 
 
 def main(argv):
@@ -139,11 +164,18 @@ def main(argv):
     _limits(cfg)
     ch = _Channel(cfg)
     K, T, seed, protocol = cfg["K"], cfg["T"], cfg["seed"], cfg["protocol"]
+    if cfg.get("exec"):
+        return _run_exec(ch, cfg["exec"], K, T, seed, cfg.get("probe", False))
     try:
         factory = _resolve(cfg["spec"], cfg["sys_path"])
     except BaseException as exc:  # noqa: BLE001 — every failure is reported, then exit
         kind = "import" if isinstance(exc, (ImportError, AttributeError)) else "exception"
         ch.text(kind, message=f"cannot load {cfg['spec']!r}: {type(exc).__name__}: {exc}")
+        ch.request(DONE, 0)
+        return 0
+    unfit = _unfit_factory(factory, cfg["spec"])
+    if unfit:
+        ch.text("usage", step=0, message=unfit)
         ch.request(DONE, 0)
         return 0
     try:
@@ -230,6 +262,69 @@ def _run_duel(ch, run, T):
         kind, msg, tb = _describe(exc, "run(duel, T)")
         ch.text(kind, message=msg, traceback=tb)
     ch.request(DONE, 0)
+
+
+def _run_exec(ch, argv, K, T, seed, probe):
+    """The line protocol (``duelbound verify --exec``): the program reads the header
+    ``duelbound 1 K T SEED``, then writes one request ``i j`` per line and reads the
+    answer line ``1`` (i won), ``0`` (j won) or ``-1 reason`` (refused: out of range,
+    not two integers, more than T duels; recorded by the judge).  It ends by exiting
+    (or writing ``done``).  This process only translates lines to the judge's requests."""
+    import subprocess
+
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    except OSError as exc:
+        ch.text("import", message=f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+        ch.request(DONE, 0)
+        return 0
+    if probe:
+        ch.text("probe", protocol="exec", type="program")
+        proc.kill()
+        ch.request(DONE, 0)
+        return 0
+    out, inp = proc.stdout, proc.stdin
+    try:
+        inp.write(f"duelbound 1 {K} {T} {seed}\n".encode())
+        inp.flush()   # (every answer is flushed too: the program waits for each)
+    except OSError:
+        pass
+    ch.request(READY, 0)
+    answers = {0: b"0\n", 1: b"1\n", 2: b"-1 invalid request\n", 3: b"-1 more than T duels\n"}
+    request = ch.request
+    step = 0
+    for line in out:
+        step += 1
+        words = line.split()
+        if words == [b"done"]:
+            break
+        try:
+            i, j = (int(w) for w in words)
+            if not (INT32[0] <= i <= INT32[1] and INT32[0] <= j <= INT32[1]):
+                raise ValueError
+        except ValueError:
+            ch.text("non-int", step=step,
+                    message=f"expected a line 'i j' of two integers, got {line[:200]!r}")
+            code = 2
+        else:
+            code = request(i, j)
+        try:
+            inp.write(answers[code])
+            inp.flush()
+        except OSError:
+            break
+    try:
+        inp.close()
+    except OSError:
+        pass
+    status = proc.wait()
+    if status != 0:
+        hint = (" (126/127: a file the program needs is outside the sandbox's view — give "
+                "it as an argument, or an absolute interpreter path)"
+                if status in (126, 127) else "")
+        ch.text("exception", message=f"the program exited with status {status}{hint}")
+    ch.request(DONE, 0)
+    return 0
 
 
 if __name__ == "__main__":

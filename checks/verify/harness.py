@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -53,15 +54,17 @@ from duelbound.checks.verify.judge import (
     run_environment_seed,
     trajectory,
 )
+from duelbound.checks.verify.sandbox import isolation as sandbox_isolation
 from duelbound.checks.verify.verdicts import Check, worst
 from duelbound.theory import datasets
 from duelbound.theory.errors import DuelboundError
+from duelbound.theory.generators import random_matrix
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.tournament import condorcet_winner, copeland_winners
 
-__all__ = ["DEFAULT_MATRICES", "DEFAULT_T", "DEFAULT_RUNS", "Check", "RunOutcome",
-           "MatrixReport", "VerifyReport", "verify_algorithm", "load_factory", "factory_spec",
-           "EXIT_CODES"]
+__all__ = ["Interrupted", "exec_spec", "generated_matrices", "DEFAULT_MATRICES", "DEFAULT_T",
+           "DEFAULT_RUNS", "Check", "RunOutcome", "MatrixReport", "VerifyReport",
+           "verify_algorithm", "load_factory", "factory_spec", "EXIT_CODES"]
 
 #: Default suite: Condorcet winner; no Condorcet winner with 3 Copeland winners
 #: (L1 = 1); a unique Copeland winner that is no Condorcet winner (L1 = 1).
@@ -98,6 +101,8 @@ class RunOutcome:
     leftover_processes: int = 0
     stdout_tail: str = ""
     stderr_tail: str = ""
+    isolation: str = ""        # how the run was isolated (sandbox.Isolation.describe)
+    relabeled: bool = False    # arms presented under the run's secret relabeling
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -158,6 +163,7 @@ class VerifyReport:
     reasons: list[str] = field(default_factory=list)
     environment_error: dict[str, Any] | None = None
     isolation: str = ""
+    interrupted: str | None = None   # "SIGINT" / "SIGTERM": a partial report
 
     @property
     def verdict(self) -> str:
@@ -165,7 +171,10 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        """0 PASS, 1 WARN or FAIL, 2 environment error, 3 INCONCLUSIVE (nothing worse)."""
+        """0 PASS, 1 WARN or FAIL, 2 environment error, 3 INCONCLUSIVE (nothing worse);
+        130 / 143 when interrupted by SIGINT / SIGTERM (128 + the signal's number)."""
+        if self.interrupted is not None:
+            return 128 + int(signal.Signals[self.interrupted])
         if self.environment_error is not None:
             return EXIT_CODES["ERROR"]
         return EXIT_CODES[self.verdict]
@@ -198,6 +207,8 @@ class VerifyReport:
         for r in self.reasons:
             lines.append(f"reason: {r}")
         tail = ", budget exhausted" if self.budget_exhausted else ""
+        if self.interrupted:
+            tail += f", INTERRUPTED by {self.interrupted}: partial report"
         lines.append(f"overall: {self.verdict}  (exit code {self.exit_code}; took "
                      f"{self.wall_time:.1f} s{tail})")
         return "\n".join(lines)
@@ -217,6 +228,8 @@ class _Job:
     T: int
     seed: int
     environment_seed: int = 0
+    hidden: tuple[str, ...] = ()   # the suite's matrix files, shown empty in the sandbox
+    relabel: bool = True
 
 
 def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
@@ -266,19 +279,26 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
         return out
 
     rec = judge_run(job.target, M, job.T, job.seed, job.environment_seed, protocol=protocol,
-                    limits=limits)
+                    limits=limits, hidden=job.hidden, relabel=job.relabel)
     out = _summarise(M, rec.pairs, job.T)
     out.update(ok=rec.ok, error=rec.first_error, errors=rec.errors,
                error_counts=rec.error_counts, environment_error=rec.environment_error,
                usage_error=rec.usage_error, wall_time=rec.wall_time, cpu_time=rec.cpu_time,
                duels_per_s=rec.progress.get("duels_per_s", 0.0), exit_status=rec.exit_status,
                leftover_processes=rec.killed_leftovers, stdout_tail=rec.stdout_tail,
-               stderr_tail=rec.stderr_tail)
+               stderr_tail=rec.stderr_tail, isolation=rec.progress.get("isolation", ""),
+               relabeled=rec.progress.get("relabeled", False))
     return out
+
+
+def _stop_worker(signum, frame):
+    raise SystemExit(128 + signum)   # unwinds judge_run, which kills the algorithm's process
 
 
 def _child(conn, job, protocol, limits) -> None:
     harden()   # this worker holds the matrix and the generator: keep /proc/PID/mem closed
+    signal.signal(signal.SIGTERM, _stop_worker)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the coordinator's to handle
     try:
         conn.send(_execute(job, protocol, limits))
     except BaseException as exc:  # noqa: BLE001 — reported, never hidden
@@ -327,56 +347,94 @@ class _Progress:
         sys.stderr.flush()
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM during a verification (the CLI raises it from its handler)."""
+
+    def __init__(self, signum: int = signal.SIGINT):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+
+
+#: Outcomes of runs that were not judged to the end (neither is the algorithm's fault).
+NOT_RUN = ("budget", "interrupted")
+
+
+def _not_run(job: _Job, kind: str, message: str) -> RunOutcome:
+    return RunOutcome(job.seed, False, T=job.T, error={"kind": kind, "step": None,
+                                                       "message": message})
+
+
 def _run_jobs(jobs: list[_Job], protocol: str, limits, budget: float, workers: int,
-              start: float, progress: _Progress) -> tuple[dict[tuple, RunOutcome], bool]:
+              start: float, progress: _Progress
+              ) -> tuple[dict[tuple, RunOutcome], bool, int | None]:
+    """Every job in a trusted worker, ``workers`` at a time, within ``budget``.
+
+    Returns the outcomes, whether the budget ran out and the signal that interrupted
+    the runs (None when none did): on SIGINT/SIGTERM the workers are stopped (each
+    kills its algorithm's process first) and the runs not finished are marked.
+    """
     ctx = _context()
     out: dict[tuple, RunOutcome] = {}
     pending = list(jobs)
     active: dict[Any, tuple[_Job, Any, float]] = {}
     exhausted = False
     backstop = limits.time_limit + 60.0  # the judge enforces the limit; this is a backstop
-    while pending or active:
-        while pending and len(active) < workers:
-            if time.perf_counter() - start > budget:
-                exhausted = True
-                for job in pending:
-                    out[job.key] = RunOutcome(job.seed, False, T=job.T, error={
-                        "kind": "budget", "step": None,
-                        "message": f"not run: wall-clock budget {budget:g} s exhausted"})
-                pending = []
+    try:
+        while pending or active:
+            while pending and len(active) < workers:
+                if time.perf_counter() - start > budget:
+                    exhausted = True
+                    for job in pending:
+                        out[job.key] = _not_run(job, "budget", "not run: wall-clock budget "
+                                                f"{budget:g} s exhausted")
+                    pending = []
+                    break
+                job = pending.pop(0)
+                recv, send = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_child, args=(send, job, protocol, limits),
+                                   daemon=True)
+                proc.start()
+                send.close()
+                active[recv] = (job, proc, time.perf_counter())
+            if not active:
                 break
-            job = pending.pop(0)
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(send, job, protocol, limits), daemon=True)
-            proc.start()
-            send.close()
-            active[recv] = (job, proc, time.perf_counter())
-        if not active:
-            break
-        ready = wait(list(active), timeout=0.2)
-        now = time.perf_counter()
-        for recv in list(active):
-            job, proc, t0 = active[recv]
-            result = None
-            if recv in ready:
-                try:
-                    result = recv.recv()
-                except EOFError:
+            ready = wait(list(active), timeout=0.2)
+            now = time.perf_counter()
+            for recv in list(active):
+                job, proc, t0 = active[recv]
+                result = None
+                if recv in ready:
+                    try:
+                        result = recv.recv()
+                    except EOFError:
+                        proc.join(1.0)
+                        result = {"ok": False, "error": {
+                            "kind": "judge", "step": None,
+                            "message": f"judge process died (exit code {proc.exitcode})"}}
+                elif now - t0 > backstop:
+                    proc.kill()
+                    result = {"ok": False, "error": {"kind": "timeout", "step": None,
+                                                     "message": "judge backstop time limit"}}
+                if result is not None:
                     proc.join(1.0)
-                    result = {"ok": False, "error": {
-                        "kind": "judge", "step": None,
-                        "message": f"judge process died (exit code {proc.exitcode})"}}
-            elif now - t0 > backstop:
+                    recv.close()
+                    del active[recv]
+                    out[job.key] = o = _outcome(job, result)
+                    progress(job, o, len(jobs))
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", int(signal.SIGINT))
+        name = signal.Signals(signum).name
+        for _job, proc, _ in active.values():
+            proc.terminate()   # the worker kills its algorithm's process, then exits
+        for job, proc, _ in active.values():
+            proc.join(5.0)
+            if proc.is_alive():
                 proc.kill()
-                result = {"ok": False, "error": {"kind": "timeout", "step": None,
-                                                 "message": "judge backstop time limit"}}
-            if result is not None:
-                proc.join(1.0)
-                recv.close()
-                del active[recv]
-                out[job.key] = o = _outcome(job, result)
-                progress(job, o, len(jobs))
-    return out, exhausted
+            out[job.key] = _not_run(job, "interrupted", f"not finished: interrupted by {name}")
+        for job in pending:
+            out[job.key] = _not_run(job, "interrupted", f"not run: interrupted by {name}")
+        return out, exhausted, signum
+    return out, exhausted, None
 
 
 # --------------------------------------------------------------------------------------
@@ -390,7 +448,7 @@ def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> 
     for r in every:
         for kind, n in (r.error_counts or {}).items():
             counts[kind] = counts.get(kind, 0) + n
-        if r.error and r.error.get("kind") not in ("budget",):
+        if r.error and r.error.get("kind") not in NOT_RUN:
             counts.setdefault(r.error["kind"], 1)
         if first is None and r.error and r.error.get("kind") in PROTOCOL_ERRORS \
                 and r.error["kind"] != "timeout":
@@ -426,10 +484,10 @@ def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> 
         stat["first_error"] = r.error
         return Check("protocol", "INCONCLUSIVE", f"{len(slow)} run(s) hit the time limit: "
                      f"{r.error['message']}", stat)
-    skipped = [r for r in every if r.error and r.error.get("kind") == "budget"]
+    skipped = [r for r in every if r.error and r.error.get("kind") in NOT_RUN]
     if skipped:
-        return Check("protocol", "INCONCLUSIVE", f"{len(skipped)} run(s) not run: wall-clock "
-                     "budget exhausted", stat)
+        return Check("protocol", "INCONCLUSIVE", f"{len(skipped)} run(s) "
+                     f"{skipped[0].error['message']}", stat)
     if not runs or any(r.steps == 0 for r in runs):
         return Check("protocol", "FAIL", "a run recorded no duel", stat)
     rate = np.median([r.duels_per_s for r in runs]) if runs else 0.0
@@ -478,6 +536,12 @@ def load_factory(spec: str) -> str:
     if not isinstance(spec, str):
         raise DuelboundError(f"expected a 'module:factory' string, got {type(spec).__name__}")
     if spec in ALGORITHMS:
+        local = [p for p in (f"{spec}.py", spec) if spec.isidentifier() and os.path.exists(p)]
+        if local:
+            raise DuelboundError(
+                f"{spec!r} is ambiguous: a bundled algorithm, and ./{local[0]} in the working "
+                f"folder; to judge your module give {spec}:FACTORY (e.g. {spec}:make), to "
+                f"verify the bundled {spec} run from another folder")
         return spec
     mod_name, sep, attr = spec.partition(":")
     ok = sep and attr and all(p.isidentifier() for p in mod_name.split(".")) and \
@@ -515,17 +579,40 @@ def _as_matrices(matrices: Sequence[Any] | None) -> list[PreferenceMatrix]:
     return out
 
 
+def generated_matrices(master: int, count: int) -> list[PreferenceMatrix]:
+    """Matrices drawn from the secret master environment seed, added to the suite.
+
+    K in 5..7; with or without a Condorcet winner (each with probability 1/2; without
+    one: L1 = 1, one to three Copeland winners); gaps uniform on [0.1, 0.4], rounded to
+    two decimals.  Nobody knows them before the verification (the seed is drawn then),
+    anyone can rebuild them from the report's environment seed.
+    """
+    out = []
+    for g in range(count):
+        rng = np.random.default_rng(np.random.SeedSequence([int(master), 0x6E4E, g]))
+        K = int(rng.integers(5, 8))
+        condorcet = bool(rng.random() < 0.5)
+        winners = None if condorcet else int(rng.integers(1, 4))
+        out.append(random_matrix(K, rng, gap_range=(0.1, 0.4), condorcet=condorcet,
+                                 n_winners=winners, l1=None if condorcet else 1,
+                                 decimals=2, name=f"generated-{g + 1}"))
+    return out
+
+
 def _run_seed(seed: int, m: int, r: int) -> int:
     return int(np.random.SeedSequence([seed, m, r]).generate_state(1)[0])
 
 
-def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = None, *,
+def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | None = None, *,
            T: int = DEFAULT_T, runs: int = DEFAULT_RUNS, reference: str | None = None,
            protocol: str = "auto", claimed_coefficient: float | None = None,
            time_limit: float = 300.0, hang_timeout: float = 20.0,
            memory_limit: float = 4.0, budget: float = 1800.0, seed: int = 0,
            workers: int | None = None, name: str | None = None,
-           environment_seed: int | None = None, progress: bool = False) -> VerifyReport:
+           environment_seed: int | None = None, progress: bool = False,
+           generated: int | None = None, relabel: bool = True,
+           startup_timeout: float | None = None,
+           command: str | Sequence[str] | None = None) -> VerifyReport:
     """Verify a dueling-bandit algorithm on a suite of matrices.
 
     Parameters
@@ -558,6 +645,20 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
     environment_seed : int, optional
         Replay: the master seed of the environments (default: fresh secret entropy;
         either way it is in the report).
+    generated : int, optional
+        Matrices drawn from the secret environment seed and added to the suite
+        (:func:`generated_matrices`); default 1 with the default suite, 0 when
+        ``matrices`` is given.
+    relabel : bool
+        Present each run's arms under a secret relabeling drawn from its environment
+        seed (default; the report is in the matrix's labels).  ``False`` only to debug.
+    command : str or sequence of str, optional
+        Instead of ``factory``: a program in any language speaking the line protocol
+        (docs/verification.md, "Any language"), run in the same sandbox, judged alike.
+    startup_timeout : float, optional
+        Seconds to import the module and build the factory (default max(60, 3 ×
+        ``hang_timeout``)); beyond it verification stops with a DuelboundError naming
+        the start-up limit.
 
     Returns
     -------
@@ -570,18 +671,23 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
         Bad arguments; a module that cannot be imported; a factory whose result fits
         neither protocol (one line naming both).
     """
-    T, spec, kind = _check_arguments(factory, T, runs, protocol, reference)
-    mats = _as_matrices(matrices)
-    limits = Limits(time_limit=float(time_limit), hang_timeout=float(hang_timeout),
-                    mem_bytes=int(memory_limit * 2**30))
+    T, spec, kind = _check_arguments(factory, T, runs, protocol, reference, command)
     master = new_environment_seed() if environment_seed is None else int(environment_seed)
+    if generated is None:
+        generated = 1 if matrices is None else 0
+    if generated < 0:
+        raise DuelboundError(f"generated must be >= 0, got {generated}")
+    mats = _as_matrices(matrices) + generated_matrices(master, generated)
+    startup = float(startup_timeout or max(60.0, 3 * hang_timeout))
+    limits = Limits(time_limit=float(time_limit), hang_timeout=float(hang_timeout),
+                    startup_timeout=startup, mem_bytes=int(memory_limit * 2**30))
     start = time.perf_counter()
     detected = "bundled" if kind == "bundled" else _detect_protocol(
-        spec, mats[0].K, T, _run_seed(seed, 0, 0), protocol, hang_timeout, limits.mem_bytes)
+        spec, mats[0].K, T, _run_seed(seed, 0, 0), protocol, startup, limits.mem_bytes)
     workers = workers or max(1, (os.cpu_count() or 2) // 2)
-    jobs = _plan_jobs(spec, kind, mats, T, runs, seed, master, reference)
+    jobs = _plan_jobs(spec, kind, mats, T, runs, seed, master, reference, relabel)
     names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
-    results, exhausted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
+    results, exhausted, interrupted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
                                    limits, budget, workers, start,
                                    _Progress(progress, names, runs))
     reports, pooled, env_error, any_partial = [], [], None, False
@@ -595,15 +701,45 @@ def verify_algorithm(factory: Callable | str, matrices: Sequence[Any] | None = N
             pooled.append(pair)
     suite = _suite_checks(reports, pooled, reference, seed, any_partial)
     isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
-                 "child process from a fresh interpreter; environment, record and verdicts "
-                 "in the judge")
-    return VerifyReport(name or spec, detected, T, runs, seed, reference, claimed_coefficient,
+                 f"{sandbox_isolation().describe()}; "
+                 + ("arms secretly relabeled per run" if relabel else "arms NOT relabeled")
+                 + "; environment, record and verdicts in the judge")
+    return VerifyReport(name or spec.replace("exec:", "exec ", 1), detected, T, runs, seed,
+                        reference, claimed_coefficient,
                         reports, time.perf_counter() - start, exhausted, master, suite,
-                        _reasons(reports), env_error, isolation)
+                        _reasons(reports), env_error, isolation,
+                        None if interrupted is None else signal.Signals(interrupted).name)
 
 
-def _check_arguments(factory: Callable | str, T: int, runs: int, protocol: str,
-                     reference: str | None) -> tuple[int, str, str]:
+def exec_spec(command: str | Sequence[str]) -> str:
+    """The judge's spec of a program for the line protocol: ``"exec:" + JSON argv``.
+
+    The program (first word: a path, or a name on PATH; ``python``/``python3`` is the
+    interpreter running duelbound) and every argument that names an existing file or
+    folder are made absolute: the program runs in the sandbox's own
+    working folder, and exactly those paths are shown to it, read-only.
+    """
+    import json
+    import shlex
+    import shutil
+
+    argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+    if not argv:
+        raise DuelboundError("--exec needs a command")
+    # "python"/"python3": the interpreter running duelbound (a pyenv or conda shim on
+    # PATH would need its whole installation inside the sandbox)
+    prog = (sys.executable if argv[0] in ("python", "python3") else
+            argv[0] if "/" in argv[0] else shutil.which(argv[0]))
+    if prog is None or not os.path.isfile(prog) or not os.access(prog, os.X_OK):
+        raise DuelboundError(f"--exec {argv[0]!r}: no such executable file")
+    argv = [os.path.abspath(prog)] + [os.path.abspath(a) if os.path.exists(a) else a
+                                      for a in argv[1:]]
+    return "exec:" + json.dumps(argv)
+
+
+def _check_arguments(factory: Callable | str | None, T: int, runs: int, protocol: str,
+                     reference: str | None, command: str | Sequence[str] | None = None
+                     ) -> tuple[int, str, str]:
     """Step 1 of :func:`verify_algorithm`: (T, the factory's spec, "user" or "bundled")."""
     # numba-compiled simulator: imported only here, where a bundled algorithm may run
     from duelbound.checks.simulate.environment import check_horizon
@@ -617,6 +753,10 @@ def _check_arguments(factory: Callable | str, T: int, runs: int, protocol: str,
     if reference is not None and reference not in ALGORITHMS:
         raise DuelboundError(f"unknown reference {reference!r}; choose from "
                              f"{', '.join(ALGORITHMS)}")
+    if command is not None:
+        if factory is not None:
+            raise DuelboundError("give an algorithm or --exec COMMAND, not both")
+        return T, exec_spec(command), "user"
     if not callable(factory) and not isinstance(factory, str):
         raise DuelboundError("factory must be 'module:factory', a bundled algorithm name or "
                              "an importable callable")
@@ -628,12 +768,12 @@ def _check_arguments(factory: Callable | str, T: int, runs: int, protocol: str,
 
 
 def _detect_protocol(spec: str, K: int, T: int, seed: int, protocol: str,
-                     hang_timeout: float, mem_bytes: int) -> str:
+                     startup: float, mem_bytes: int) -> str:
     """Step 2: import the user's factory in a child once and name its protocol."""
-    info = probe(spec, K, T, seed, Limits(time_limit=max(60.0, hang_timeout),
-                                          hang_timeout=60.0, mem_bytes=mem_bytes))
+    info = probe(spec, K, T, seed, Limits(time_limit=startup + 5, hang_timeout=startup,
+                                          startup_timeout=startup, mem_bytes=mem_bytes))
     if "kind" in info:
-        if info["kind"] in ("import", "usage", "environment", "crash"):
+        if info["kind"] in ("import", "usage", "environment", "crash", "startup"):
             raise DuelboundError(f"{spec}: {info['message']}")
         return protocol  # the factory raised: every run will report it
     detected = info["protocol"]
@@ -650,23 +790,26 @@ def _detect_protocol(spec: str, K: int, T: int, seed: int, protocol: str,
 
 
 def _plan_jobs(spec: str, kind: str, mats: list[PreferenceMatrix], T: int, runs: int,
-               seed: int, master: int, reference: str | None) -> list[_Job]:
+               seed: int, master: int, reference: str | None, relabel: bool = True
+               ) -> list[_Job]:
     """Step 3: every run to make — the user's, the reference's, one determinism twin."""
     jobs: list[_Job] = []
+    hidden = tuple(M.source for M in mats if M.source)
     for mi, M in enumerate(mats):
         vals = M.values.tolist()
         for r in range(runs):
             s = _run_seed(seed, mi, r)
             es = run_environment_seed(master, mi, r)
             if kind == "user":
-                jobs.append(_Job(("user", mi, r), kind, spec, mi, vals, T, s, es))
+                jobs.append(_Job(("user", mi, r), kind, spec, mi, vals, T, s, es, hidden,
+                                 relabel))
             else:  # a bundled algorithm draws from one stream: give it the secret one
                 jobs.append(_Job(("user", mi, r), kind, spec, mi, vals, T, es))
             if reference is not None:
                 jobs.append(_Job(("ref", mi, r), "bundled", reference, mi, vals, T, s))
         if kind == "user":  # determinism: run 0 again, same seed and same environment
             jobs.append(_Job(("twin", mi, 0), kind, spec, mi, vals, T, _run_seed(seed, mi, 0),
-                             run_environment_seed(master, mi, 0)))
+                             run_environment_seed(master, mi, 0), hidden, relabel))
     return jobs
 
 

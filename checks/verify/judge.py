@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import struct
 import subprocess
@@ -41,17 +42,25 @@ import tempfile
 import threading
 import time
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from duelbound.checks.verify.sandbox import (
+    isolation,
+    package_roots,
+    python_paths,
+    sandbox_argv,
+    user_code_roots,
+)
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import CONVENTIONS, regret_matrix
 
 __all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "harden",
-           "new_environment_seed",
+           "new_environment_seed", "arm_relabeling",
            "run_environment_seed", "PROTOCOL_ERRORS"]
 
 DONE = -2147483648
@@ -63,7 +72,8 @@ CHILD = str(Path(__file__).with_name("child.py"))
 #: Error kinds that are the algorithm's fault (a protocol FAIL).  ``environment``
 #: (ImportError, a removed NumPy alias inside a library) and ``usage`` are not.
 PROTOCOL_ERRORS = ("exception", "invalid-index", "exceeded-T", "stopped-early", "crash",
-                   "timeout", "hang", "stopped", "cpu-limit", "memory", "corrupt")
+                   "timeout", "startup", "hang", "stopped", "cpu-limit", "memory",
+                   "corrupt")
 
 
 @dataclass
@@ -72,6 +82,7 @@ class Limits:
 
     time_limit: float = 300.0        # wall seconds per run
     hang_timeout: float = 20.0       # seconds without a request
+    startup_timeout: float | None = None  # import + factory (default max(3 hang, 60))
     cpu_seconds: int | None = None   # RLIMIT_CPU (default: time_limit + 5)
     mem_bytes: int = 4 << 30         # RLIMIT_AS
     output_bytes: int = 4 << 20      # RLIMIT_FSIZE: captured stdout/stderr
@@ -141,6 +152,19 @@ def run_environment_seed(master: int, matrix: int, run: int) -> int:
                                       ).generate_state(1, np.uint64)[0]) >> 1
 
 
+def arm_relabeling(environment_seed: int, K: int) -> np.ndarray:
+    """The secret relabeling of the arms for one run: the algorithm's arm ``a`` is the
+    matrix's arm ``perm[a]``.
+
+    Drawn from the run's secret environment seed (its own stream, independent of the
+    outcomes), so a run is replayable with that seed and unpredictable without it: a
+    plan written for the published matrices, a peek at a matrix file or a bug tied to an
+    index (never dueling arm K - 1) no longer meets the winners where it expects them.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([int(environment_seed), 0x5EC2E7]))
+    return rng.permutation(int(K))
+
+
 def _child_env(token: str) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL",
                                                            "TMPDIR", "USER", "VIRTUAL_ENV")}
@@ -181,13 +205,14 @@ def _token_holders(token: bytes) -> list[int]:
     return out
 
 
-def _kill_leftovers(token: bytes, pgid: int) -> int:
+def _kill_leftovers(token: bytes, pgid: int, own: int | None = None) -> int:
     """SIGKILL the run's process group and every process carrying its token.
 
     Returns the number of processes other than the algorithm's own that were still
     alive (forked helpers, orphans that left the group with ``setsid``).
     """
-    others = [p for p in _token_holders(token) if p != pgid]
+    mine = {pgid, own}
+    others = [p for p in _token_holders(token) if p not in mine]
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -201,9 +226,31 @@ def _kill_leftovers(token: bytes, pgid: int) -> int:
                 pass
         if not found:
             break
-        others += [p for p in found if p != pgid and p not in others]
+        others += [p for p in found if p not in mine and p not in others]
         time.sleep(0.01)
     return len(others)
+
+
+def _pid_namespace(pid: int) -> str | None:
+    """The PID namespace of ``pid`` (``"pid:[inode]"``), None when it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _namespace_members(ns: str) -> list[int]:
+    """Every process of the PID namespace ``ns``, as the judge numbers them."""
+    return [int(e.name) for e in os.scandir("/proc")
+            if e.name.isdigit() and _pid_namespace(int(e.name)) == ns]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _proc_state(pid: int) -> str:
@@ -223,10 +270,18 @@ def _proc_cpu(pid: int) -> float:
         return float("nan")
 
 
+def _arguments_fd(args: Sequence[str]) -> int:
+    """A readable descriptor holding ``args`` NUL-separated (bubblewrap's ``--args``)."""
+    fd = os.memfd_create("duelbound-sandbox-args")   # Linux, as bubblewrap
+    os.write(fd, b"\0".join(a.encode() for a in args) + b"\0")
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 class _Child:
     """The spawned child process and the judge's end of its pipes."""
 
-    def __init__(self, cfg: dict[str, Any], limits: Limits):
+    def __init__(self, cfg: dict[str, Any], limits: Limits, hidden: Sequence[str] = ()):
         self.token = secrets.token_hex(16)
         req_r, req_w = os.pipe()     # child -> judge: requests and messages
         resp_r, resp_w = os.pipe()   # judge -> child: answers
@@ -237,26 +292,106 @@ class _Child:
                    sys_path=_sys_path())
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
+        # a fresh, empty working folder per run, removed afterwards: nothing a run writes
+        # there (or in the sandbox's private /tmp) reaches the next run
+        self.workdir = tempfile.mkdtemp(prefix="duelbound-run-")
+        self.isolation = isolation()
+        argv = [sys.executable, "-P", "-s", CHILD, json.dumps(cfg)]
+        env = _child_env(self.token)
+        pass_fds: tuple[int, ...] = (req_w, resp_r)
+        args_fd = None
+        if self.isolation.namespaces:
+            if cfg.get("exec"):   # the program and the existing paths among its arguments
+                code = [a for a in cfg["exec"] if os.path.isabs(a) and os.path.exists(a)]
+            else:
+                code = user_code_roots(str(cfg["spec"]).partition(":")[0], cfg["sys_path"])
+            readonly = python_paths([*code, *package_roots()])
+            env.update(HOME="/sandbox", TMPDIR="/tmp", NUMBA_CACHE_DIR="/tmp/numba")
+            full = sandbox_argv(argv, workdir=self.workdir, readonly=readonly,
+                                hidden=hidden, env=env)
+            # bubblewrap's own options through a descriptor: its reaper's command line
+            # (/proc/1/cmdline, readable in the sandbox) then names no path of the caller
+            sep = full.index("--")
+            args_fd = _arguments_fd(full[1:sep])
+            argv = [full[0], "--args", str(args_fd), *full[sep:]]
+            pass_fds = (*pass_fds, args_fd)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bubblewrap's own
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-s", CHILD, json.dumps(cfg)],
+            argv, cwd=self.workdir,
             stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.err,
-            pass_fds=(req_w, resp_r), close_fds=True,
-            # its own process group (setpgid), not a new session: with the kernel's
-            # autogroup scheduling a new session is a new scheduling group, which made
-            # every duel's round trip 3-4x slower on a loaded machine (measured)
-            process_group=0, env=_child_env(self.token))
-        os.close(req_w)
-        os.close(resp_r)
+            pass_fds=pass_fds, close_fds=True,
+            # its own process group (setpgid); the sandbox adds a new session inside
+            # (no controlling terminal).  Without a sandbox no new session: with the
+            # kernel's autogroup scheduling a new session is a new scheduling group, which
+            # made every duel's round trip 3-4x slower on a loaded machine (measured)
+            process_group=0, env=env)
+        for fd in (req_w, resp_r, args_fd):
+            if fd is not None:
+                os.close(fd)
         self.status: int | None = None
         self.rusage = None
         self.killed = 0
+        self.inner: int | None = None  # the algorithm's process inside the sandbox
+        self.namespace: str | None = None  # its PID namespace ...
+        self.reaper: int | None = None     # ... and that namespace's init (bubblewrap)
+        self.early: list[int] | None = None  # survivors counted when it said DONE
+        if self.isolation.namespaces:
+            # bubblewrap execs the interpreter within milliseconds, tens of milliseconds
+            # before the user's code can run (and fork): its first token holder is it
+            end = time.monotonic() + 5.0
+            while (self.inner is None and time.monotonic() < end
+                   and _proc_state(self.proc.pid) not in ("Z", "?")):  # alive, not reaped
+                self.target_pid()
+                if self.inner is None:
+                    time.sleep(0.001)
         self.lock = threading.Lock()
 
+    def target_pid(self) -> int:
+        """The algorithm's own process: the first process of the run's token inside the
+        sandbox (bubblewrap execs it before it can fork), else the process the judge
+        started."""
+        if self.isolation.namespaces:
+            if self.inner is None:
+                holders = _token_holders(self.token.encode())
+                if holders:
+                    self.inner = min(holders)
+                    self.namespace = _pid_namespace(self.inner)
+                    self.reaper = _parent(self.inner)
+            if self.inner is not None:
+                return self.inner
+        return self.proc.pid
+
+    def survivors(self) -> list[int]:
+        """Processes of the run other than the algorithm's own that are running now: in a
+        sandbox every member of its PID namespace (whatever its environment: an
+        ``execve`` with an empty one drops the token) but the algorithm and the reaper."""
+        if self.namespace is None:
+            return []
+        return [p for p in _namespace_members(self.namespace)
+                if p not in (self.inner, self.reaper)]
+
+    def never_started(self) -> bool:
+        """True when the sandbox failed before the algorithm's interpreter ran (a failure
+        of the judge's machine, not of the algorithm)."""
+        return self.isolation.namespaces and self.inner is None
+
+    def _end_namespace(self) -> None:
+        # SIGKILL to a PID namespace's init makes the kernel kill every member
+        if self.reaper is not None and _pid_namespace(self.reaper) == self.namespace:
+            try:
+                os.kill(self.reaper, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def kill(self) -> None:
-        """SIGKILL the group and every token holder (ends the judge's blocking read)."""
+        """SIGKILL the run: its namespace, group and token holders (ends the judge's
+        blocking read)."""
         with self.lock:
-            self.killed += _kill_leftovers(self.token.encode(), self.proc.pid)
+            early = len(self.survivors())
+            self._end_namespace()
+            self.killed += max(early, _kill_leftovers(self.token.encode(), self.proc.pid,
+                                                      self.inner))
 
     def poll(self) -> bool:
         """True once the child has exited (reaped, with its resource usage)."""
@@ -284,10 +419,19 @@ class _Child:
         return buf
 
     def finish(self, grace: float = 0.0) -> tuple[str, float, int, str, str]:
+        # In a sandbox the kernel ends every process of the PID namespace with the
+        # algorithm's own: count the ones it started that are still running now, at the
+        # end of its run, before they go (leaving helpers behind is still reported).
+        early = self.early if self.early is not None else self.survivors()
+        if self.isolation.namespaces:
+            grace = max(grace, 0.5)   # bubblewrap passes the algorithm's exit status on
         end = time.monotonic() + grace
         while grace and not self.poll() and time.monotonic() < end:
             time.sleep(0.002)
-        killed = _kill_leftovers(self.token.encode(), self.proc.pid) + self.killed
+        late = self.survivors()
+        self._end_namespace()
+        killed = max(len(early), len(late), _kill_leftovers(
+            self.token.encode(), self.proc.pid, self.inner)) + self.killed
         if self.status is None:
             try:
                 _, self.status, self.rusage = os.wait4(self.proc.pid, 0)
@@ -306,6 +450,7 @@ class _Child:
         out, err = _tail(self.out), _tail(self.err)
         for fh in (self.out, self.err):
             fh.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
         for fd in (self.req_r, self.resp_w):
             try:
                 os.close(fd)
@@ -337,10 +482,11 @@ class _Watchdog(threading.Thread):
             if now > self.deadline:
                 self.kind = "timeout"
             elif now - since > limit:
-                state = _proc_state(self.ch.proc.pid)
-                self.kind = "stopped" if state in ("T", "t") else "hang"
+                state = _proc_state(self.ch.target_pid())
+                self.kind = ("stopped" if state in ("T", "t") else
+                             "hang" if self.ready[0] else "startup")
             if self.kind:
-                self.cpu = _proc_cpu(self.ch.proc.pid)
+                self.cpu = _proc_cpu(self.ch.target_pid())
                 self.ch.kill()
                 return
 
@@ -378,7 +524,8 @@ def probe(spec: str, K: int, T: int, seed: int, limits: Limits | None = None) ->
 
 def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environment_seed: int,
               *, protocol: str = "auto", limits: Limits | None = None,
-              probe: bool = False) -> JudgedRun:
+              probe: bool = False, hidden: Sequence[str] = (), relabel: bool = True
+              ) -> JudgedRun:
     """Play one run of the user's algorithm ``spec`` ("module:attr") on ``M``.
 
     Parameters
@@ -393,6 +540,13 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
         Seed of the environment's generator (secret: see :func:`new_environment_seed`).
     protocol : {"auto", "select", "duel"}
     limits : Limits, optional
+    probe : bool
+        Only import the module, build the factory and name its protocol.
+    hidden : sequence of str
+        Files the sandbox shows empty (the suite's matrix files).
+    relabel : bool
+        Present the arms under the secret relabeling :func:`arm_relabeling` (default).
+        The record is kept in the matrix's labels either way.
 
     Returns
     -------
@@ -406,8 +560,13 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
     K = M.K if M is not None else 2
     cfg = {"spec": spec, "K": int(K), "T": int(T), "seed": int(seed), "protocol": protocol,
            "probe": probe}
+    if spec.startswith("exec:"):   # a program speaking the line protocol (harness.exec_spec)
+        cfg["exec"] = json.loads(spec[5:])
     rng = make_rng(int(environment_seed))
-    mu = M.values.tolist() if M is not None else [[0.5] * K] * K
+    perm = (arm_relabeling(environment_seed, K) if relabel and M is not None
+            else np.arange(K)).tolist()
+    # the algorithm's (a, b) is the matrix's (perm[a], perm[b]): µ as it is presented
+    mu = (M.values[np.ix_(perm, perm)].tolist() if M is not None else [[0.5] * K] * K)
     log = array("i")
     outs = bytearray()
     errors: list[dict[str, Any]] = []
@@ -421,8 +580,9 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
         if len(errors) < 20:
             errors.append(dict(kind=kind, step=step, message=message, **extra))
 
-    ch = _Child(cfg, limits)
-    dog = _Watchdog(ch, time.monotonic() + limits.time_limit, hang, max(3 * hang, 60.0))
+    ch = _Child(cfg, limits, hidden)
+    startup = limits.startup_timeout or max(3 * hang, 60.0)
+    dog = _Watchdog(ch, time.monotonic() + limits.time_limit, hang, startup)
     dog.start()
     count = dog.count
     unpack = struct.Struct("<ii").unpack
@@ -448,8 +608,8 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
                     k = 0
                 code = 1 if u[k] < mu[i][j] else 0
                 k += 1
-                log.append(i)
-                log.append(j)
+                log.append(perm[i])
+                log.append(perm[j])
                 outs.append(code)
                 t += 1
             elif i == READY:
@@ -459,6 +619,7 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
             elif i == DONE:
                 done = True
                 code = 0
+                ch.early = ch.survivors()  # before the answer lets it exit
             elif i == TEXT:
                 msg = _parse_text(ch.read(j)) if 0 <= j <= 65536 else None
                 code = 0
@@ -474,9 +635,6 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
                     elif kind == "non-int":
                         record("invalid-index", t + 1, text)
                         code = 2
-                    elif kind == "environment":
-                        env_error = dict(kind="environment", step=t + 1, message=text,
-                                         traceback=str(msg.get("traceback", ""))[-4000:])
                     elif kind in ("import", "usage"):
                         usage_error = dict(kind=kind, step=0, message=text)
                     else:
@@ -497,6 +655,13 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
                 break
     except OSError:
         pass
+    except BaseException:
+        # stopped from outside (SIGTERM to this worker, Ctrl-C): the algorithm's process
+        # goes first, whatever happens to this one
+        dog.stop.set()
+        ch.kill()
+        ch.finish()
+        raise
     dog.stop.set()
     t_end = time.perf_counter()
     wall = t_end - ch.t0
@@ -511,9 +676,15 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
     outcomes = np.frombuffer(bytes(outs), dtype=np.uint8).astype(bool)
     busy = t_end - t_first if t_first is not None else wall
     rate = t / busy if busy > 0 else 0.0
-    progress = {"duels": t, "duels_per_s": rate, "startup_s": wall - busy}
+    progress = {"duels": t, "duels_per_s": rate, "startup_s": wall - busy,
+                "relabeled": bool(relabel and M is not None),
+                "isolation": ch.isolation.describe()}
     if probe_info is not None:
         progress["probe"] = probe_info
+    if stop is not None and stop.kind == "crash" and ch.never_started():
+        env_error = dict(kind="environment", step=0, message="the sandbox did not start: "
+                         + (err.strip().splitlines() or [exit_status])[-1][:300])
+        stop = None
     if stop is not None:
         progress["cpu_at_stop"] = cpu_now
         if stop.kind == "crash":
@@ -528,6 +699,9 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
             record("timeout", t + 1, f"time limit {limits.time_limit:g} s reached after {t} of "
                    f"{T} duels ({rate:.3g} duels/s; still making progress — too slow, not "
                    f"hung: T = {T} needs about {need:.3g} s, --T {feasible} fits the limit)")
+        elif stop.kind == "startup":
+            record("startup", 0, f"start-up limit {startup:g} s reached: importing the "
+                   "module and building factory(K, T, seed) did not finish (no duel asked)")
         elif stop.kind == "stopped":
             record("stopped", t + 1, f"process stopped (SIGSTOP) after {t} of {T} duels")
         else:

@@ -145,11 +145,29 @@ def write_json(data: Any, path: str | None = None, *, indent: int | None = 2) ->
     if path in (None, "-"):
         sys.stdout.write(text + "\n")
     else:
+        write_atomically(path, text + "\n")
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` all at once: a temporary file in the same folder, then
+    a rename, so a reader (or a crash, or an interruption) never sees half a file and
+    nothing is opened at ``path`` itself (a FIFO put there cannot block the writer)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".duelbound-", suffix=".tmp")
         try:
-            with open(path, "w") as fh:
-                fh.write(text + "\n")
-        except OSError as exc:
-            raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
+            with os.fdopen(fd, "w") as fh:
+                fh.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _json_default(obj: Any) -> Any:
@@ -188,10 +206,12 @@ def check_output_path(path: str | None, kinds: tuple[str, ...] | None = None,
     Raises
     ------
     DuelboundError
-        One line: the folder is missing or not writable, the path is a folder, an existing
-        file is read-only, or the extension is not one of ``kinds``.
+        One line: the folder is missing or not writable, the path is a folder, a FIFO, a
+        device or a socket, an existing file is read-only, or the extension is not one of
+        ``kinds``.
     """
     import os
+    import stat
 
     if path is None or path == "-":
         return
@@ -204,6 +224,9 @@ def check_output_path(path: str | None, kinds: tuple[str, ...] | None = None,
         raise DuelboundError(f"{option} {path}: folder {folder} does not exist")
     if os.path.isdir(path):
         raise DuelboundError(f"{option} {path}: is a folder, not a file")
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        raise DuelboundError(f"{option} {path}: is not a regular file (a FIFO, device or "
+                             "socket): refused before any work starts")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
             raise DuelboundError(f"{option} {path}: file is not writable")

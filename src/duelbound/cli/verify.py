@@ -11,22 +11,33 @@ Checks per matrix: protocol, consistency, lower bound (slope vs C*), claimed (wi
 --claimed), reference (with --reference).  Verdicts: PASS, INCONCLUSIVE (not enough
 data at this T), WARN, FAIL.
 
+Each run is judged in a sandbox (Linux namespaces through bubblewrap when available:
+no view of your files, the judge or the network; else process isolation — the report
+says which) and sees its matrix under a secret relabeling of the arms; the default
+suite also holds a matrix drawn from the secret environment seed.
+
 exit codes: 0 PASS; 1 WARN or FAIL; 2 usage or environment error; 3 INCONCLUSIVE (no
-WARN or FAIL, but not enough data to pass).
+WARN or FAIL, but not enough data to pass); 130 / 143 interrupted by SIGINT / SIGTERM
+(the runs are stopped and a partial report, marked interrupted, is still printed and
+written).
 
 examples:
   duelbound verify examples.my_algorithms:dts --reference d-ts
   duelbound verify mypkg.algos:make --T 1e5 --runs 8 --json report.json
   duelbound verify ecw-rmed --matrices my_matrix.txt      # default suite + my_matrix.txt
   duelbound verify mypkg.algos:make --only mslr5 --replay 1234567
+  duelbound verify --exec "./my_dts --fast"      # any language: the line protocol
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
-from .common import horizon, write_json
+from duelbound.theory.errors import DuelboundError
+
+from .common import check_output_path, horizon, write_json
 
 NAME = "verify"
 ORDER = 60
@@ -36,8 +47,12 @@ HELP = "verify an outside implementation (protocol, consistency, C*, reference)"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from duelbound.checks.verify.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
 
-    parser.add_argument("algorithm", metavar="MODULE:FACTORY",
+    parser.add_argument("algorithm", metavar="MODULE:FACTORY", nargs="?",
                         help="factory of the algorithm, or a bundled algorithm name")
+    parser.add_argument("--exec", metavar="COMMAND", dest="exec_command",
+                        help="instead: a program in any language speaking the line protocol "
+                             "(header 'duelbound 1 K T SEED', requests 'i j', answers 1/0/-1; "
+                             "docs/verification.md)")
     parser.add_argument("--protocol", choices=("auto", "select", "duel"), default="auto",
                         help="default: detected from what the factory returns")
     parser.add_argument("--matrices", action="append", default=[], metavar="NAME|FILE",
@@ -66,7 +81,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="wall-clock seconds for everything (default 1800)")
     parser.add_argument("--workers", type=int, default=None,
                         help="parallel runs (default: half the CPUs)")
-    parser.add_argument("--json", metavar="FILE", help="also write the JSON report ('-': stdout)")
+    parser.add_argument("--generated", type=int, default=None, metavar="N",
+                        help="matrices drawn from the secret environment seed, added to the "
+                             "suite (default 1; 0 with --only)")
+    parser.add_argument("--startup-timeout", type=float, default=None, metavar="SEC",
+                        help="seconds to import the module and build the factory (default "
+                             "max(60, 3 × hang timeout))")
+    parser.add_argument("--no-relabel", action="store_true",
+                        help="show the arms in the matrix's own order (debugging only; the "
+                             "report says so)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the JSON report ('-': stdout), atomically")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -77,13 +102,24 @@ def _matrices(specs: list[str]):
     return [datasets.load(s) if s in datasets.names() else read_matrix(s) for s in specs]
 
 
+def _interrupt(signum, frame):
+    from duelbound.checks.verify.harness import Interrupted
+
+    raise Interrupted(signum)
+
+
 def run(args: argparse.Namespace) -> int:
     from duelbound.checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
     from duelbound.checks.verify.judge import harden
     from duelbound.theory import datasets
 
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
-    spec = load_factory(args.algorithm)   # validated only: never imported here
+    check_output_path(args.json, option="--json")   # before any run, not after
+    if (args.algorithm is None) == (args.exec_command is None):
+        raise DuelboundError("give MODULE:FACTORY (or a bundled name) or --exec COMMAND")
+    spec = load_factory(args.algorithm) if args.exec_command is None else None  # never imported
+    # SIGTERM as Ctrl-C: the runs stop and the partial report is still made
+    signal.signal(signal.SIGTERM, _interrupt)
     if args.only:
         mats = _matrices(args.only)
     else:
@@ -92,15 +128,23 @@ def run(args: argparse.Namespace) -> int:
                     protocol=args.protocol, claimed_coefficient=args.claimed,
                     time_limit=args.time_limit, hang_timeout=args.hang_timeout,
                     memory_limit=args.memory_limit, budget=args.budget, seed=args.seed,
-                    workers=args.workers, name=args.algorithm,
+                    workers=args.workers, name=args.algorithm or f"exec {args.exec_command}",
                     environment_seed=args.replay,
-                    progress=not args.quiet and sys.stderr.isatty())
+                    progress=not args.quiet and sys.stderr.isatty(),
+                    generated=args.generated if args.generated is not None else
+                    (0 if args.only else 1),
+                    startup_timeout=args.startup_timeout, relabel=not args.no_relabel,
+                    command=args.exec_command)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if args.json == "-":
         write_json(report.to_dict())
     else:
         print(report.table())
         if args.json:
             write_json(report.to_dict(), args.json)
+    if report.interrupted:
+        print(f"duelbound verify: interrupted by {report.interrupted}: partial report",
+              file=sys.stderr)
     if report.environment_error is not None:
         print(f"duelbound verify: environment error: {report.environment_error['message']}",
               file=sys.stderr)
