@@ -26,6 +26,10 @@ from duelbound.checks.verify import verify_algorithm
 from duelbound.checks.verify.sandbox import isolation, sandbox_argv, user_code_roots
 from duelbound.cli import main
 
+# CI sets DUELBOUND_REQUIRE_SANDBOX=1 (.ci/run installs bubblewrap): there a missing
+# sandbox is a failure, not a skip
+if os.environ.get("DUELBOUND_REQUIRE_SANDBOX") == "1" and not isolation().namespaces:
+    raise RuntimeError(f"DUELBOUND_REQUIRE_SANDBOX=1 but no sandbox: {isolation().reason}")
 pytestmark = pytest.mark.skipif(not isolation().namespaces,
                                 reason=f"no namespace sandbox here: {isolation().reason}")
 

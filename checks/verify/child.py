@@ -133,7 +133,7 @@ def _unfit_factory(factory, spec):
         return (f"{spec}{sig} cannot be called as factory(K, T, seed); for a run(duel, T) "
                 "function, name a factory that returns it: def make(K, T, seed): return run")
     except ValueError:
-        pass   # no signature to inspect (a builtin): just call it
+        return ""   # a builtin without a signature: the call itself will tell
     return ""
 
 
