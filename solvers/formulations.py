@@ -20,6 +20,7 @@ Three ways to write the constraints, all as plain sparse arrays (``LPData``):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
@@ -276,7 +277,7 @@ def compact_lp(mu: np.ndarray, i1: int, px: PairIndex, families: set | None = No
     return bld.finish(px.pairs.shape[0])
 
 
-def rows_lp(px: PairIndex, rows: list[tuple[tuple, list[int]]]) -> LPData:
+def rows_lp(px: PairIndex, rows: Iterable[tuple[tuple, Sequence[int] | np.ndarray]]) -> LPData:
     """The LP over x with the given explicit rows (row generation, enumeration)."""
     bld = ColumnBuilder(px)
     for key, cols in rows:
