@@ -45,12 +45,17 @@ from duelbound.theory.kl import kl_symbolic
 from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
-__all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "verify", "certify_winner",
-           "certify_lower_bound", "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K"]
+__all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
+           "certify_winner", "certify_lower_bound", "symbolic_value", "MAX_DENOMINATOR",
+           "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
 #: at K = 136) and the floating-point (interval) certificate first above it.
 EXACT_MAX_K = 136
+#: A floating-point (interval) certificate is accepted only when upper − lower is at most
+#: this fraction of lower; a wider one sends certification to the exact routes, and if
+#: the last (interval) route is still wider, the result is "failed" with the reason.
+INTERVAL_MAX_REL_WIDTH = 1e-9
 #: Denominator bound when snapping a float primal (vertices of this 0/1 LP have small ones).
 MAX_DENOMINATOR = 10_000
 #: Tight rows per constraint family in the first explicit-row LP (choices among tied x*
@@ -192,7 +197,7 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     out["checks"]["primal_feasible"] = bool(primal_ok)
     upper = _fsum(ci * xi for ci, xi in zip(c, cert.x) if xi)
     # (b) rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
-    is_row = _ConstraintCheck(mu, i1, px)
+    is_row = ConstraintCheck(mu, i1, px)
     valid_rows = all(is_row(cols) for cols in cert.rows)
     g = _column_sums(cert.y, cert.rows, P)
     w = cert.w if cert.w is not None else [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
@@ -212,7 +217,7 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     return out
 
 
-class _ConstraintCheck:
+class ConstraintCheck:
     """Membership test "is this pair set one constraint of R_{i1}" (docs/math.md §5),
     with the tournament read once for all rows."""
 
@@ -226,17 +231,22 @@ class _ConstraintCheck:
         self.loses = (mu > 0.5).tolist()  # loses[i2][j]: j is not a superior of i2
 
     def __call__(self, cols) -> bool:
+        return self.identify(cols) is not None
+
+    def identify(self, cols) -> tuple[int, int, list[int], list[int]] | None:
+        """(i2, l, I, S) of the constraint of R_{i1} whose pair columns are ``cols``
+        (the first i2 that fits when S is empty), or None if it is no constraint."""
         i1 = self.i1
         pairs = [self.pairs[p] for p in cols]
         if len(set(pairs)) != len(pairs):
-            return False
+            return None
         I = {b if a == i1 else a for a, b in pairs if a == i1 or b == i1}
         rest = [(a, b) for a, b in pairs if a != i1 and b != i1]
         l1 = self.L[i1]
         l = len(I) + l1 - 1
         if any(self.beats_i1[j] for j in I) or not max(0, l1 - 1) <= l <= self.l2:
-            return False
-        cands = set(rest[0]) if rest else set(range(self.K)) - {i1}
+            return None
+        cands = sorted(set(rest[0]) if rest else set(range(self.K)) - {i1})
         for i2 in cands:
             if any(i2 != a and i2 != b for a, b in rest):
                 continue
@@ -245,8 +255,8 @@ class _ConstraintCheck:
             if any(lose[j] or j == i1 for j in S):
                 continue
             if len(S) == max(0, self.L[i2] - l - (1 if i2 in I else 0)):
-                return True
-        return False
+                return i2, l, sorted(I), sorted(S)
+        return None
 
 
 def _sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[int, Fraction]:
@@ -655,7 +665,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     cert = None
     if mode == "interval" or (mode == "auto" and M.K > EXACT_MAX_K):
         res, cert = _float_route(M, ws, c)
-        if res["status"] in ("exact", "interval"):
+        if res["status"] == "exact" or (res["status"] == "interval" and _narrow(res)):
             return _finish(res, cert, "float-dual", t0)
     # the LP that was solved (compact blocks or explicit rows): its basis, no second LP
     cert = _basis_certificate(ws, ws.sol, c)
@@ -686,7 +696,18 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     return _finish(res, cert, route, t0)
 
 
+def _narrow(res: dict[str, Any]) -> bool:
+    """Is a verified interval at most :data:`INTERVAL_MAX_REL_WIDTH` wide (relative)?"""
+    lo, hi = res["lower"], res["upper"]
+    return lo > 0 and (hi - lo) <= lo * Fraction(INTERVAL_MAX_REL_WIDTH)
+
+
 def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
+    if res["status"] == "interval" and not _narrow(res):
+        res["status"] = "failed"
+        res["reason"] = (f"the only certificate found, [{float(res['lower']):.6g}, "
+                         f"{float(res['upper']):.6g}], is wider than the accepted relative "
+                         f"width {INTERVAL_MAX_REL_WIDTH:g}")
     res["route"] = route
     res["certificate"] = cert
     res["time"] = time.perf_counter() - t0
@@ -729,6 +750,8 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
     for i1, p in per.items():
         e = {"status": p["status"], "route": p["route"], "checks": p.get("checks", {}),
              "time": p["time"]}
+        if "reason" in p:
+            e["reason"] = p["reason"]
         for k in ("lower", "upper", "value"):
             if k in p:
                 e[k] = _short(p[k])
@@ -739,9 +762,11 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
     lo = min((p["lower"] for p in per.values() if "lower" in p), default=None)
     hi = min((p["upper"] for p in per.values() if "upper" in p), default=None)
     overall = ("failed" if not verified else "exact" if lo == hi else "interval")
+    reasons = [p["reason"] for p in per.values() if "reason" in p]
     msg = {"exact": "certified exact for the rational inputs",
            "interval": "certified within [lower, upper]",
-           "failed": "no certificate: verification failed"}[overall]
+           "failed": "not certified: " + (reasons[0] if reasons else "verification failed")
+           }[overall]
     out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public,
                            "_internal": per}
     if lo is not None and hi is not None:

@@ -47,6 +47,7 @@ from .oracle import (
     losses_core,
     tight_constraints,
 )
+from .proof import enclose, float_above, float_below
 
 __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUMERATE_MAX_ROWS",
            "AUTO_METHOD", "LP_MAX_K", "estimate_seconds"]
@@ -113,6 +114,11 @@ class LowerBoundResult(ConventionMixin):
         exact rationals (as strings) or interval; per-winner details.
     symbolic : object or None
         sympy expression of C* in the d_ij (``symbolic=True``).
+    enclosure : dict
+        With a certificate: ``lower``/``upper`` (binary64, rounded outwards) enclosing the
+        true C* of the matrix as written (decimal text read exactly, d(µ, ½) enclosed
+        rigorously; :mod:`.proof`), its ``relative_width`` and ``source``; empty without.
+        :meth:`certificate_document` gives the proof as a self-contained document.
     """
 
     value: float
@@ -126,6 +132,8 @@ class LowerBoundResult(ConventionMixin):
     certificate: dict[str, Any] = field(default_factory=dict)
     symbolic: Any = None
     convention: str = "komiyama"
+    enclosure: dict[str, Any] = field(default_factory=dict)
+    proof: Any = field(default=None, repr=False, compare=False)
 
     quantity = "C*"
     __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
@@ -140,9 +148,29 @@ class LowerBoundResult(ConventionMixin):
                             "per_winner": {str(k): v for k, v in
                                            self.certificate.get("per_winner", {}).items()}},
             "symbolic": None if self.symbolic is None else str(self.symbolic),
+            "enclosure": self.enclosure,
             "convention": self.convention,
             "source": "[K16] Theorem 2 (docs/math.md §5)",
         }
+
+
+    def certificate_document(self, **meta: Any) -> dict[str, Any]:
+        """The proof of :attr:`enclosure` as a self-contained, versioned JSON-ready document
+        (docs/certificates.md), checked by ``duelbound check-certificate`` /
+        :func:`duelbound.checks.proof.check_certificate` without any solver.
+
+        ``meta`` (e.g. ``generator``, ``matrix_name``, ``arms``) is stored as given.
+
+        Raises
+        ------
+        DuelboundError
+            The result has no verified certificate (``certify=False``, or verification
+            failed).
+        """
+        if self.proof is None:
+            raise DuelboundError("no certificate to export: compute the bound with "
+                                 "certify=True (CLI: --certify) and a verified certificate")
+        return self.proof.document() | {"meta": meta} if meta else self.proof.document()
 
 
 @dataclass
@@ -465,13 +493,17 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     reason = (f"K = {K} > {CERTIFY_MAX_K}, the default limit; pass certify=True (--certify)"
               if default_certify else "certify=False")
     cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
+    proof = None
     if certify:
-
         cert = certify_lower_bound(M, solves, mode)
         internal = cert.pop("_internal")
         for i1, c in cert["per_winner"].items():
             if c["status"] == "exact":
                 per[i1] = c["value_float"]
+        proof = enclose(M, solves, internal)
+        if proof is not None:  # a printed value never lies outside its printed bracket
+            for i1, wp in proof.per_winner.items():
+                per[i1] = min(max(per[i1], float_below(wp.lower)), float_above(wp.upper))
     best = min(per.values())
     mins = [i for i in winners if per[i] == best]
     allocs = {i1: s.px.symmetric(s.x / s.px.d) for i1, s in solves.items()}
@@ -491,4 +523,4 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     tight = {i1: tight_constraints(M.values, i1, s.px.symmetric(s.x))
              for i1, s in solves.items()}
     return LowerBoundResult(best, per, mins, allocs[mins[0]], allocs, x_best, tight, stats,
-                            cert, sym)
+                            cert, sym, enclosure=proof.summary() if proof else {}, proof=proof)

@@ -232,11 +232,12 @@ def test_several_winners_only_the_minimum_needs_the_exact_route():
 
 
 # The interval mode's contract is "exact or interval": when the floating-point duals
-# happen to prove the value exactly (solver-version dependent), "certified exact" is the
-# right label, so either is accepted; the exact modes must say exact.
+# happen to prove the value exactly (solver-version dependent), "exact for the float-rounded
+# LP" is the right label, so either is accepted; the exact modes must say exact.  Every mode
+# leads with the certified enclosure of the matrix as written (issue 24).
 @pytest.mark.parametrize("mode, says", [
-    ("interval", ("certified within [", "certified exact")),
-    ("exact", ("certified exact",)), (None, ("certified exact",))])
+    ("interval", ("certified within [", "exact for the float-rounded LP")),
+    ("exact", ("exact for the float-rounded LP",)), (None, ("exact for the float-rounded LP",))])
 def test_cli_certify_modes(capsys, mode, says):
     from duelbound.cli import main
 
@@ -245,6 +246,7 @@ def test_cli_certify_modes(capsys, mode, says):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert any(s in out for s in says), out
+    assert "certified enclosure of the true C* of the matrix as written" in out
     assert "not certified" not in out
 
 
@@ -267,4 +269,4 @@ def test_cli_labels_the_winners_certified_by_a_lower_bound_only(capsys):
     notes = [ln for ln in out.splitlines() if "certified within" in ln]
     assert len(notes) == 2 and all("not the minimum" in ln for ln in notes)
     assert "C*_2 certified within" not in out  # winner 2 is the minimum, certified exactly
-    assert "certificate: certified exact" in out
+    assert "certificate: exact for the float-rounded LP" in out

@@ -108,9 +108,11 @@ class Dataset:
                 f"({self.citation}); the bounds assume no ties: pass break_ties=EPS "
                 "(CLI: --break-ties EPS, e.g. 1e-3) to let the lower index win by EPS",
                 list(self.ties))
-        return PreferenceMatrix([list(r) for r in self.rows], name=self.name,
-                                break_ties=break_ties, arms=self.arms,
-                                source=f"dataset:{self.name}")
+        M = PreferenceMatrix([list(r) for r in self.rows], name=self.name,
+                             break_ties=break_ties, arms=self.arms,
+                             source=f"dataset:{self.name}")
+        # the published decimals are the shortest text of the stored floats
+        return M.with_written([[repr(float(v)) for v in r] for r in self.rows])
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -110,6 +110,8 @@ class ParsedTable:
     origin: str
     path: str
     meta: dict[str, Any] = field(default_factory=dict)
+    #: The numbers' decimal text (K×K), for exact reading (``PreferenceMatrix.written``).
+    written: list[list[str]] | None = None
 
     @property
     def stem(self) -> str:
@@ -214,6 +216,16 @@ def parse_table_text(text: str, origin: str = "<text>", delimiter: str | None = 
                      ) -> tuple[list[list[float]], tuple[str, ...] | None]:
     """Parse the text format into rows of floats and optional arm names.
 
+    See :func:`parse_table_cells` (which also returns the cells' text).
+    """
+    data, names, _ = parse_table_cells(text, origin, delimiter)
+    return data, names
+
+
+def parse_table_cells(text: str, origin: str = "<text>", delimiter: str | None = None,
+                      ) -> tuple[list[list[float]], tuple[str, ...] | None, list[list[str]]]:
+    """Parse the text format into rows of floats, optional arm names and the cells' text.
+
     ``delimiter`` fixes the cell delimiter (``read_table`` passes tab for ``.tsv`` and comma for
     a ``.csv`` that has commas); by default it is detected: tab if any line has one, else comma,
     else semicolon, else whitespace.
@@ -223,6 +235,8 @@ def parse_table_text(text: str, origin: str = "<text>", delimiter: str | None = 
     rows : list of list of float
     arms : tuple of str or None
         From the header row and/or the first column (they must agree).
+    cells : list of list of str
+        The numbers as written (for exact rational reading).
 
     Raises
     ------
@@ -295,7 +309,7 @@ def parse_table_text(text: str, origin: str = "<text>", delimiter: str | None = 
             f"{origin}: row names and column names disagree: row {i} is {short(a)} but column "
             f"{i} is {short(b)} (they must list the arms in the same order)")
     names = row_names if row_names is not None else col_names
-    return data, (tuple(names) if names is not None else None)
+    return data, (tuple(names) if names is not None else None), [c for _, c in rows]
 
 
 def parse_text(text: str, origin: str = "<text>") -> list[list[float]]:
@@ -315,6 +329,26 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
+class _Written(float):
+    """A JSON number that remembers its decimal text (read exactly by certificates)."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> _Written:
+        out = super().__new__(cls, text)
+        out.text = text
+        return out
+
+
+def _written_grid(grid: Any) -> list[list[str]] | None:
+    """The decimal text of a JSON grid already checked by :func:`json_grid`."""
+    try:
+        return [[getattr(v, "text", None) or repr(v) for v in row] for row in grid]
+    except TypeError:
+        return None
+
+
 def _parse_constant(text: str) -> float:
     return float(text)  # NaN / Infinity: kept, so that validation reports them as non-finite
 
@@ -322,7 +356,8 @@ def _parse_constant(text: str) -> float:
 def load_json(text: str, origin: str) -> Any:
     """``json.loads`` with every failure turned into a one-line :class:`MatrixFileError`."""
     try:
-        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+        return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant,
+                          parse_float=_Written)
     except json.JSONDecodeError as exc:
         raise MatrixFileError(f"{origin}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
@@ -381,7 +416,8 @@ def json_grid(data: Any, origin: str, key: str = "matrix") -> np.ndarray:
 def _json_table(data: Any, origin: str, path: str, grid_keys: Sequence[str],
                 meta_keys: frozenset[str]) -> ParsedTable:
     if isinstance(data, list):
-        return ParsedTable(json_grid(data, origin), None, None, origin, path)
+        return ParsedTable(json_grid(data, origin), None, None, origin, path,
+                           written=_written_grid(data))
     if not isinstance(data, dict):
         raise MatrixFileError(f"{origin}: JSON must be an object with {grid_keys[0]!r} or a "
                               "list of lists")
@@ -406,7 +442,8 @@ def _json_table(data: Any, origin: str, path: str, grid_keys: Sequence[str],
     if "K" in meta and (isinstance(meta["K"], bool) or meta["K"] != values.shape[0]):
         raise MatrixFileError(f"{origin}: 'K' is {short(meta['K'])} but the matrix has "
                               f"{values.shape[0]} rows")
-    return ParsedTable(values, arms, name, origin, path, meta)
+    return ParsedTable(values, arms, name, origin, path, meta,
+                       written=_written_grid(data[present[0]]))
 
 
 def _json_arms(arms: Any, origin: str) -> tuple[str, ...] | None:
@@ -507,8 +544,9 @@ def read_table(path: str | os.PathLike[str], *, grid_keys: Sequence[str] = ("mat
         return _json_table(load_json(text, origin), origin, path, grid_keys, meta_keys)
     ext = os.path.splitext(path)[1].lower()
     delim = "\t" if ext == ".tsv" else "," if ext == ".csv" and "," in text else None
-    rows, arms = parse_table_text(text, origin, delim)
-    return ParsedTable(np.array(rows, dtype=np.float64), arms, None, origin, path)
+    rows, arms, cells = parse_table_cells(text, origin, delim)
+    return ParsedTable(np.array(rows, dtype=np.float64), arms, None, origin, path,
+                       written=cells)
 
 
 def _prefixed(exc: DuelboundError, origin: str) -> DuelboundError:
@@ -546,6 +584,8 @@ def read_matrix(path: str | os.PathLike[str], *, name: str | None = None,
     except InvalidMatrixError as exc:
         raise _prefixed(exc, table.origin) from None
     _apply_json_meta(M, table)
+    if table.written is not None:
+        M.with_written(table.written)
     return M
 
 

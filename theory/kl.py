@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["kl_bernoulli", "kl_bernoulli_scalar", "kl_half", "kl_half_scalar", "kl_symbolic"]
+__all__ = ["kl_bernoulli", "kl_bernoulli_scalar", "kl_half", "kl_half_scalar", "kl_symbolic",
+           "kl_half_enclosure"]
 
 #: |p − 1/2| below which d(p, 1/2) is summed from its even power series.
 HALF_SERIES_X = 0.1
@@ -226,3 +228,57 @@ def kl_symbolic(p, q=None):
     if p != 1:
         terms.append((1 - p) * sympy.log((1 - p) / (1 - q)))
     return sympy.Add(*terms)
+
+
+def _dyadic(x) -> Fraction:
+    """An ``arf`` point of python-flint (mantissa · 2^exponent) as an exact Fraction."""
+    if x == 0:
+        return Fraction(0)
+    m, e = x.man_exp()
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def kl_half_enclosure(p: Fraction, rel_bits: int = 120) -> tuple[Fraction, Fraction]:
+    """Rigorous enclosure [lo, hi] ∋ d(p, 1/2) for an exact rational p (docs/math.md §3).
+
+    Ball arithmetic (python-flint ``arb``) on p log 2p + (1 − p) log 2(1 − p), with 0 log 0
+    = 0; the working precision is doubled until the ball's radius is below 2^-rel_bits
+    times its midpoint (the two terms cancel to a value ~2(p − ½)², so a gap of 1e-15
+    needs ~100 more bits than a gap of 0.1).  The ends are dyadic rationals.
+
+    Parameters
+    ----------
+    p : Fraction
+        The probability, 0 ≤ p ≤ 1, p ≠ 1/2.
+    rel_bits : int
+        Relative width wanted: hi − lo ≤ 2^-rel_bits · lo (up to one doubling).
+
+    Returns
+    -------
+    (Fraction, Fraction)
+        lo ≤ d(p, 1/2) ≤ hi, lo > 0.
+    """
+    import flint
+
+    if not 0 <= p <= 1 or p == Fraction(1, 2):
+        raise ValueError(f"kl_half_enclosure needs 0 <= p <= 1, p != 1/2; got {p}")
+    gap_bits = max(0, -(abs(2 * p - 1).numerator.bit_length()
+                        - abs(2 * p - 1).denominator.bit_length()))
+    prec = 2 * gap_bits + rel_bits + 64
+    old = flint.ctx.prec
+    try:
+        while True:
+            flint.ctx.prec = prec
+            pa = flint.arb(flint.fmpq(p.numerator, p.denominator))
+            qa = 1 - pa
+            val = flint.arb(0)
+            if p > 0:
+                val += pa * (2 * pa).log()
+            if p < 1:
+                val += qa * (2 * qa).log()
+            lo, hi = _dyadic(val.lower()), _dyadic(val.upper())
+            if lo > 0 and (hi - lo) * 2 ** rel_bits <= lo:
+                return lo, hi
+            prec *= 2
+    finally:
+        flint.ctx.prec = old

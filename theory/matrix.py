@@ -280,7 +280,7 @@ class PreferenceMatrix:
     (0.51, ((0, 1),))
     """
 
-    __slots__ = ("_values", "name", "tie_epsilon", "broken_ties", "source", "arms")
+    __slots__ = ("_values", "name", "tie_epsilon", "broken_ties", "source", "arms", "written")
 
     def __init__(
         self,
@@ -310,6 +310,12 @@ class PreferenceMatrix:
             if not 0.0 < eps < 0.5:
                 raise InvalidMatrixError(f"break_ties must lie in (0, 1/2), got {eps!r}",
                                          "bad-epsilon")
+            if ties and 0.5 + eps == 0.5:
+                # 1/2 + eps rounds back to 1/2 for eps <= 2^-54: the tie would stay
+                raise InvalidMatrixError(
+                    f"break_ties = {eps!r} does not change 1/2 in binary64 (1/2 + eps rounds "
+                    f"to 1/2); the smallest EPS that breaks a tie is {2.0 ** -53!r} (2^-53)",
+                    "bad-epsilon")
             for i, j in ties:
                 arr[i, j] = 0.5 + eps
                 arr[j, i] = 1.0 - arr[i, j]
@@ -319,6 +325,9 @@ class PreferenceMatrix:
         self.tie_epsilon = float(break_ties) if (break_ties is not None and ties) else None
         self.broken_ties = tuple(ties) if break_ties is not None else ()
         self.source = source
+        #: The decimal text of every entry as the user wrote it (K×K strings), when the
+        #: matrix was read from text; see :meth:`exact_as_written`.
+        self.written: tuple[tuple[str, ...], ...] | None = None
 
     # -- basic access ---------------------------------------------------------
     @property
@@ -380,6 +389,44 @@ class PreferenceMatrix:
         ``exact()[i][j] + exact()[j][i] == 1`` and ``exact()[i][i] == 1/2``.
         """
         return [[Fraction(float(v)) for v in row] for row in self._values]
+
+    def exact_as_written(self) -> tuple[list[list[Fraction]], str]:
+        """The matrix as the user wrote it, as exact rationals, and where it comes from.
+
+        A text file's "0.6" is the rational 3/5, not the binary float
+        0.59999999999999997780… that :meth:`exact` returns.  When the decimal text of
+        the entries is known (:attr:`written`: text/CSV/JSON readers, bundled datasets),
+        each pair takes the written entry ≥ 1/2 — the one canonicalisation keeps — read
+        exactly, and µ_ji = 1 − µ_ij; pairs whose tie was broken, or whose text does
+        not round to the stored float, keep the stored float.  The diagonal is 1/2.
+
+        Returns
+        -------
+        mu : list of list of Fraction
+            Exactly complementary rationals with the same tournament as the floats.
+        source : str
+            ``"written"`` (every pair from its decimal text), ``"float"`` (no text
+            known: the stored floats) or ``"mixed"``.
+        """
+        K = self.K
+        mu = self.exact()
+        if self.written is None:
+            return mu, "float"
+        broken = set(self.broken_ties)
+        used = fell_back = 0
+        for i in range(K):
+            for j in range(i + 1, K):
+                a, b = (i, j) if self._values[i, j] > 0.5 else (j, i)
+                try:
+                    v = Fraction(self.written[a][b])
+                except (ValueError, ZeroDivisionError):
+                    v = None
+                if (i, j) in broken or v is None or float(v) != float(self._values[a, b]):
+                    fell_back += 1
+                    continue
+                mu[a][b], mu[b][a] = v, 1 - v
+                used += 1
+        return mu, "written" if not fell_back else "float" if not used else "mixed"
 
     def sympy(self):
         """The matrix as a ``sympy.Matrix`` of exact ``Rational`` entries."""
@@ -482,6 +529,16 @@ class PreferenceMatrix:
         """A new validated matrix with other values (same name unless given)."""
         return PreferenceMatrix(values, name=name if name is not None else self.name,
                                 arms=self.arms)
+
+    def with_written(self, cells: Any) -> PreferenceMatrix:
+        """Record the decimal text of the entries (K×K strings; :meth:`exact_as_written`).
+
+        Returns ``self``; a grid of the wrong shape is ignored (the floats then stand).
+        """
+        rows = tuple(tuple(str(c).strip() for c in row) for row in cells)
+        if len(rows) == self.K and all(len(r) == self.K for r in rows):
+            self.written = rows
+        return self
 
 
 def _pandas() -> Any:

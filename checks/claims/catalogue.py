@@ -44,7 +44,6 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-import flint
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
@@ -54,7 +53,7 @@ from duelbound.checks.strategies import InvalidStrategyArgument, preference_matr
 from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
 from duelbound.theory import tournament as stc
 from duelbound.theory.errors import SolverError, UnknownNameError
-from duelbound.theory.kl import kl_half
+from duelbound.theory.kl import kl_half, kl_half_enclosure
 from duelbound.theory.matrix import PreferenceMatrix
 from duelbound.theory.regret import regret_matrix
 
@@ -64,8 +63,8 @@ __all__ = ["Sides", "Interval", "CertifiedSides", "Claim", "ClaimResult", "Claim
 
 #: Relative tolerance of the floating-point screen (LP optima are floating HiGHS values).
 REL_TOL = 1e-7
-#: Bits of precision of the ball arithmetic enclosing logarithms.
-ARB_PREC = 200
+#: Relative precision (bits) of the ball-arithmetic enclosures of d(p, 1/2).
+ARB_BITS = 140
 #: Attempts of the certified re-evaluation of a counterexample (the LP may fail transiently).
 RECHECK_ATTEMPTS = 3
 #: Exit codes of ``duelbound check-claims`` (see :meth:`ClaimsReport.exit_code`).
@@ -357,34 +356,9 @@ def _eq11_le_eq12(M: PreferenceMatrix) -> Sides:
 # certificate of duelbound.solvers.certificate (primal and dual bounds).
 # --------------------------------------------------------------------------------------
 
-def _arb_interval(a: Any) -> Interval:
-    """The rational interval [mid − rad, mid + rad] of a flint ``arb`` ball."""
-    def exact(x: Any) -> Fraction:
-        if x == 0:
-            return Fraction(0)
-        m, e = x.man_exp()
-        return Fraction(int(m)) * Fraction(2) ** int(e)
-
-    mid, rad = exact(a.mid()), exact(a.rad())
-    return Interval(mid - rad, mid + rad)
-
-
 def _kl_half_interval(p: Fraction) -> Interval:
-    """Enclosure of d(p, 1/2) = p log 2p + (1−p) log 2(1−p), 0 log 0 = 0 (docs/math.md §3)."""
-    old = flint.ctx.prec
-    flint.ctx.prec = ARB_PREC
-    try:
-        pa = flint.arb(flint.fmpq(p.numerator, p.denominator))
-        qa = 1 - pa
-        val = flint.arb(0)
-        if p > 0:
-            val += pa * (2 * pa).log()
-        if p < 1:
-            val += qa * (2 * qa).log()
-        out = _arb_interval(val)
-    finally:
-        flint.ctx.prec = old
-    return Interval(max(out.lo, Fraction(0)), out.hi)
+    """Enclosure of d(p, 1/2), 0 log 0 = 0 (docs/math.md §3; ball arithmetic)."""
+    return Interval(*kl_half_enclosure(p, ARB_BITS))
 
 
 @dataclass

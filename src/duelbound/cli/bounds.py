@@ -11,6 +11,7 @@ examples:
   duelbound bounds --example cyclic --symbolic
   duelbound bounds big.txt --json --max-k 0   # an LP above K = 500 (progress on stderr)
   duelbound bounds --counts wins.txt --interval 0.95
+  duelbound bounds m.txt --certificate cert.json   # then: duelbound check-certificate cert.json
 """
 
 from __future__ import annotations
@@ -32,7 +33,14 @@ from duelbound.solvers.interval import DEFAULT_DRAWS, lower_bound_interval
 from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
 from duelbound.theory.errors import DuelboundError
 
-from .common import add_matrix_arguments, load_counts, load_matrix, write_json
+from .common import (
+    add_matrix_arguments,
+    check_output_path,
+    load_counts,
+    load_matrix,
+    write_atomically,
+    write_json,
+)
 
 NAME = "bounds"
 ORDER = 20
@@ -58,6 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            f"large K) or auto (exact up to K = {EXACT_MAX_K}, interval above; "
                            "what --certify does)")
     cert.add_argument("--no-certify", dest="certify", action="store_false")
+    parser.add_argument("--certificate", metavar="FILE",
+                        help="write the proof of C*'s enclosure as a self-contained JSON "
+                             "certificate (docs/certificates.md) and check it independently")
     parser.add_argument("--max-k", type=int, default=LP_MAX_K, metavar="K",
                         help=f"refuse up front (with a time estimate) when C* needs an LP "
                              f"above K arms (default {LP_MAX_K}; 0 = no limit); progress "
@@ -77,7 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _cert_line(cert: dict) -> str:
     s = cert["status"]
     if s == "exact":
-        return "certified exact for the rational inputs (primal, dual and objectives checked)"
+        return ("exact for the float-rounded LP (d_p = the binary64 d(mu_p, 1/2); primal, "
+                "dual and objectives checked in rational arithmetic)")
     if s == "interval":
         return (f"certified within [{cert['lower_float']:.15g}, {cert['upper_float']:.15g}]"
                 f" (width {cert.get('width', float('nan')):.2g}; floating-point duals "
@@ -129,7 +141,7 @@ def format_bounds(M, lb, ecw) -> str:
     per_cert = lb.certificate.get("per_winner", {})
     for i1 in sorted(per_cert):
         c = per_cert[i1]
-        if c["status"] == "interval" and len(per_cert) > 1:
+        if c["status"] == "interval" and len(per_cert) > 1 and i1 not in lb.winners:
             # only the minimising winner needs the exact route (certify_lower_bound)
             lines.append(f"NOTE        C*_{M.label(i1)} certified within "
                          f"[{c['lower_float']:.15g}, {c['upper_float']:.15g}] (not the minimum:"
@@ -139,6 +151,13 @@ def format_bounds(M, lb, ecw) -> str:
                      f"{M.pair_label(*drv['pair'])} (gap |mu - 1/2| = {drv['gap']:.3g}, "
                      f"{100 * drv['share']:.4g}% of it)")
     lines.append("")
+    enc = lb.enclosure
+    if enc:
+        what = {"written": "as written", "float": "as stored (binary64)"}.get(
+            enc["source"], "as written/stored")
+        lines.append(f"C*   in [{enc['lower']!r}, {enc['upper']!r}]   certified enclosure of "
+                     f"the true C* of the matrix {what} (relative width "
+                     f"{enc['relative_width']:.2g})")
     lines.append(f"C*   = {lb.value:.12g}   (minimising winner {_labels(M, lb.winners)}; "
                  "[K16] Theorem 2)")
     lines.append(f"C^E* = {ecw.value:.12g}   (minimising winner {_labels(M, ecw.winners)}; "
@@ -192,11 +211,42 @@ def _named(M, lb) -> dict:
     return d
 
 
+def _write_certificate(path: str, M, lb) -> None:
+    """Write the certificate atomically, check it with the independent checker, and say so
+    on stderr (stdout stays the report)."""
+    import json
+    import sys
+    import time
+
+    from duelbound import __version__
+    from duelbound.checks.proof import check_certificate
+
+    doc = lb.certificate_document(generator=f"duelbound {__version__}", name=M.name,
+                                  arms=list(M.arms) if M.arms else None)
+    text = json.dumps(doc, indent=None, separators=(",", ":"))
+    write_atomically(path, text + "\n")
+    t0 = time.perf_counter()
+    out = check_certificate(json.loads(text))
+    print(f"certificate: {path} ({len(text) / 1024:.1f} KiB), checked independently in "
+          f"{time.perf_counter() - t0:.2g} s: C* in [{out['lower_float']!r}, "
+          f"{out['upper_float']!r}]", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.certificate:
+        check_output_path(args.certificate, option="--certificate")
     M = load_matrix(args)
     certify = True if args.symbolic and args.certify is None else args.certify
+    if args.certificate:
+        if certify is False:
+            raise DuelboundError("--certificate needs a certificate: drop --no-certify")
+        certify = certify or True
     lb = lower_bound(M, method=args.method, certify=certify, symbolic=args.symbolic,
                      progress=True, max_k=args.max_k or None)
+    if args.certificate:
+        if lb.proof is None:
+            raise DuelboundError(f"no certificate written: {lb.certificate.get('message')}")
+        _write_certificate(args.certificate, M, lb)
     ecw = ecw_bound(M)
     rep = None
     if args.interval is not None:
