@@ -315,15 +315,34 @@ def test_duelpy_adapter_runs_deterministically():
     assert chk.verdict == "PASS" and chk.statistic["deterministic"], chk.message
 
 
-def test_explore_then_commit_is_inconclusive_then_passes_at_the_suggested_horizon():
-    spec = "examples.select_protocol:etc_400"
-    r = verify_algorithm(spec, ["cyclic"], T=2000, runs=2)
+def test_explore_then_commit_is_confirmed_at_4t_then_passes():
+    """A horizon-aware explore-then-commit (60 log T duels per pair: consistent) spends all
+    of T = 2000 exploring, pairs it has resolved included: linear at T alone.  The linear
+    rule is confirmed at 4T, where it has committed with enough evidence: PASS."""
+    spec = "examples.select_protocol:make"
+    r = verify_algorithm(spec, ["cyclic"], T=2000, runs=2, extend_budget=0)
     chk = r.matrices[0].check("consistency")
-    assert chk.verdict == "INCONCLUSIVE", chk.message
-    T2 = chk.statistic["suggested_T"]
-    assert 2000 < T2 <= 200_000 and f"T = {T2}" in chk.message
-    later = verify_algorithm(spec, ["cyclic"], T=T2, runs=2)
-    assert later.matrices[0].check("consistency").verdict == "PASS"
+    assert chk.verdict == "FAIL" and "confirming at T = 8000" in chk.message, chk.message
+    r = verify_algorithm(spec, ["cyclic"], T=2000, runs=2, extend_budget=60)
+    m = r.matrices[0]
+    assert m.horizons_tried[:2] == [2000, 8000], m.horizons_tried
+    assert m.check("consistency").verdict == "PASS", r.table()
+
+
+def test_uniform_random_pairs_fail_at_two_horizons():
+    r = verify_algorithm("examples.broken_variants:uniform_random", ["cyclic"], T=2000,
+                         runs=3, extend_budget=60)
+    chk = r.matrices[0].check("consistency")
+    assert chk.verdict == "FAIL" and "confirmed" in chk.message, r.table()
+
+
+def test_fixed_budget_explore_then_commit_is_starved():
+    """400 duels per pair whatever T: at T = 100 000 it has stopped paying with evidence
+    below what log T needs ([K16] Lemma 1)."""
+    r = verify_algorithm("examples.select_protocol:etc_400", ["unique_copeland"],
+                         T=100_000, runs=3, extend_budget=0)
+    chk = r.matrices[0].check("consistency")
+    assert chk.verdict == "FAIL" and "stopped paying regret" in chk.message, r.table()
 
 
 @pytest.mark.slow

@@ -101,3 +101,83 @@ def test_van_elteren_weights_strata_by_one_over_n_plus_one():
         Var += n * m / (12 * (N + 1))
     want = stats.norm.sf((V_ - E) / math.sqrt(Var))
     assert van_elteren_p(strata) == pytest.approx(want, rel=1e-12)
+
+
+# -- consistency: linear growth, per-run inconsistency, starvation (issue 23) ----------------
+H = 20_000
+
+
+def _sym(entries: dict[tuple[int, int], float], K: int = 4) -> np.ndarray:
+    out = np.zeros((K, K))
+    for (i, j), v in entries.items():
+        out[i, j] += v
+        if i != j:
+            out[j, i] += v
+    return out
+
+
+def traj(growth: str, half: dict, late: dict, noise: float = 0.0, seed: int = 0):
+    """A run of cyclic (arm 0 the Condorcet winner): R(t) linear or logarithmic, and the
+    duels of each pair before H/2 (``half``) and after (``late``)."""
+    rng = np.random.default_rng(seed)
+    ck = np.unique(np.geomspace(1, H, 60).astype(int))
+    R = (0.5 * ck if growth == "linear" else 30.0 * np.log(ck)) * (1 + noise * rng.random())
+    Nh = _sym(half)
+    return SimpleNamespace(steps=H, checkpoints=ck, regret={"komiyama": R},
+                           counts={"half": Nh, "final": Nh + _sym(late)},
+                           final_regret={"komiyama": float(R[-1])})
+
+
+RESOLVED = {(1, 2): 2000.0, (0, 1): 10.0}   # (1, 2): d(0.9) = 0.37, resolved; (0, 1) not
+
+
+def test_growth_ratio_is_one_for_log_and_two_for_linear():
+    assert V.growth_ratio(traj("log", RESOLVED, {})) == pytest.approx(1.0, rel=1e-2)
+    assert V.growth_ratio(traj("linear", RESOLVED, {})) == pytest.approx(2.0, rel=1e-2)
+    assert V.growth_ratio(traj("linear", RESOLVED, {}), 1) == pytest.approx(2.0, rel=1e-2)
+
+
+def test_linear_growth_on_resolved_pairs_fails_even_while_learning_others():
+    """60% of the late duels on a resolved pair, 40% on one still being learnt: the old
+    rule (learning share ≥ 0.25 × stuck share) protected it; doubling regret at two
+    successive doublings with sustained duels on resolved pairs is FAIL."""
+    late = {(1, 2): 6000.0, (0, 1): 4000.0}
+    runs = [traj("linear", RESOLVED, late, 0.02, s) for s in range(10)]
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
+    assert chk.statistic["learning_share"] >= V.LEARNING * chk.statistic["stuck_share"]
+    assert chk.verdict == "FAIL" and "doubled" in chk.message, chk.message
+
+
+def test_linear_growth_while_exploring_unresolved_pairs_is_not_a_fail():
+    """Every late duel on a pair not yet resolved (an explore phase): undecided."""
+    runs = [traj("linear", RESOLVED, {(0, 1): 10000.0}, 0.02, s) for s in range(10)]
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
+    assert chk.verdict == "INCONCLUSIVE", chk.message
+
+
+def test_logarithmic_growth_passes():
+    runs = [traj("log", RESOLVED, {(0, 1): 10.0, (0, 0): 9990.0}, 0.02, s) for s in range(10)]
+    assert V.consistency_check(runs, datasets.load("cyclic"), H, 10).verdict == "PASS"
+
+
+def test_starved_runs_fail_and_front_loaded_evidence_does_not():
+    """No regret after H/2 in every run: FAIL if the evidence N d / log H is outside
+    R_i1 ([K16] Lemma 1), not if the algorithm explored enough before stopping."""
+    M = datasets.load("cyclic")
+    little = {(0, 1): 20.0, (0, 2): 20.0, (0, 3): 20.0, (1, 2): 20.0, (0, 0): 9000.0}
+    plenty = {p: 5000.0 for p in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]}
+    for half, verdict in ((little, "FAIL"), (plenty, "PASS")):
+        runs = [traj("log", half, {(0, 0): 10000.0}) for _ in range(5)]
+        for r in runs:
+            r.regret["komiyama"] = np.minimum(r.regret["komiyama"], 100.0)
+        assert all(V.starved(r, M)[0] is (verdict == "FAIL") for r in runs)
+        chk = V.consistency_check(runs, M, H, 5)
+        assert chk.verdict == verdict, chk.message
+
+
+def test_one_starved_run_among_learning_runs_is_not_a_fail():
+    M = datasets.load("cyclic")
+    learning = [traj("log", RESOLVED, {(0, 1): 10.0, (0, 0): 9990.0}) for _ in range(4)]
+    lone = traj("log", {(0, 0): 10000.0}, {(0, 0): 10000.0})
+    assert V.starved(lone, M)[0]
+    assert V.consistency_check(learning + [lone], M, H, 5).verdict != "FAIL"

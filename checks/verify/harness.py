@@ -71,6 +71,8 @@ __all__ = ["Interrupted", "exec_spec", "generated_matrices", "DEFAULT_MATRICES",
 DEFAULT_MATRICES = ("cyclic", "multi_winner", "unique_copeland")
 DEFAULT_T = 20_000
 DEFAULT_RUNS = 10
+#: Seconds for sequential horizons after the first stage (docs/verification.md).
+DEFAULT_EXTEND_BUDGET = 240.0
 #: Exit codes of ``duelbound verify`` (and :attr:`VerifyReport.exit_code`).
 EXIT_CODES = {"PASS": 0, "WARN": 1, "FAIL": 1, "ERROR": 2, "INCONCLUSIVE": 3}
 
@@ -122,6 +124,8 @@ class MatrixReport:
     copeland_winners: list[int] = field(default_factory=list)
     arms: list[str] | None = None
     twin: RunOutcome | None = None
+    horizon: int = 0          # the T of the runs judged (sequential horizons: 4T, 16T, ...)
+    horizons_tried: list[int] = field(default_factory=list)
 
     @property
     def condorcet(self) -> bool:
@@ -136,6 +140,7 @@ class MatrixReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "K": self.K, "sha256": self.sha256, "verdict": self.verdict,
+                "horizon": self.horizon, "horizons_tried": self.horizons_tried,
                 "condorcet_winner": self.condorcet_winner,
                 "copeland_winners": self.copeland_winners, "arms": self.arms,
                 "checks": [c.to_dict() for c in self.checks],
@@ -195,12 +200,15 @@ class VerifyReport:
                  f"{self.environment_seed})", head, "-" * 90]
         for m in self.matrices:
             tag = f"{m.name}{' (CW)' if m.condorcet else ''}"
+            if m.horizon and m.horizon != self.T:
+                tag += f" T={m.horizon:.0e}".replace("e+0", "e")
             for c in m.checks:
                 lines.append(f"{tag:<20} {c.name:<18} {c.verdict:<12} {c.message}")
         for c in self.suite_checks:
             lines.append(f"{'(suite)':<20} {c.name:<18} {c.verdict:<12} {c.message}")
         lines.append("-" * 90)
-        lines.append("(CW): the matrix has a Condorcet winner")
+        lines.append("(CW): the matrix has a Condorcet winner; T=...: decided at a larger "
+                     "horizon (undecided at the one before, re-run within --extend-budget)")
         if self.environment_error:
             lines.append(f"environment error (not the algorithm): "
                          f"{self.environment_error.get('message', '')}")
@@ -331,6 +339,14 @@ class _Progress:
     def __init__(self, enabled: bool, names: list[str], runs: int):
         self.enabled, self.names, self.runs, self.done = enabled, names, runs, 0
         self.tty = enabled and sys.stderr.isatty()
+
+    def stage(self, horizon: int, matrices: list[int], first: bool) -> None:
+        """A new stage of runs (sequential horizons): the counter restarts."""
+        self.done = 0
+        if self.enabled and not first:
+            sys.stderr.write(f"undecided at T = {horizon // 4}: "
+                             f"{', '.join(self.names[m] for m in matrices)}; "
+                             f"running them at T = {horizon}\n")
 
     def __call__(self, job: _Job, out: RunOutcome, total: int) -> None:
         self.done += 1
@@ -612,7 +628,8 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
            environment_seed: int | None = None, progress: bool = False,
            generated: int | None = None, relabel: bool = True,
            startup_timeout: float | None = None,
-           command: str | Sequence[str] | None = None) -> VerifyReport:
+           command: str | Sequence[str] | None = None,
+           extend_budget: float | None = None) -> VerifyReport:
     """Verify a dueling-bandit algorithm on a suite of matrices.
 
     Parameters
@@ -655,6 +672,12 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
     command : str or sequence of str, optional
         Instead of ``factory``: a program in any language speaking the line protocol
         (docs/verification.md, "Any language"), run in the same sandbox, judged alike.
+    extend_budget : float, optional
+        Sequential horizons (default :data:`DEFAULT_EXTEND_BUDGET`): wall-clock seconds
+        allowed, after the first stage, for
+        re-running the matrices whose consistency or lower-bound check is INCONCLUSIVE at
+        4T, then 16T, ... (each stage only if its estimated cost fits); the report says
+        which T decided each matrix (``MatrixReport.horizon``).  0 disables.
     startup_timeout : float, optional
         Seconds to import the module and build the factory (default max(60, 3 ×
         ``hang_timeout``)); beyond it verification stops with a DuelboundError naming
@@ -672,6 +695,8 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
         neither protocol (one line naming both).
     """
     T, spec, kind = _check_arguments(factory, T, runs, protocol, reference, command)
+    if extend_budget is None:
+        extend_budget = DEFAULT_EXTEND_BUDGET
     master = new_environment_seed() if environment_seed is None else int(environment_seed)
     if generated is None:
         generated = 1 if matrices is None else 0
@@ -685,21 +710,56 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
     detected = "bundled" if kind == "bundled" else _detect_protocol(
         spec, mats[0].K, T, _run_seed(seed, 0, 0), protocol, startup, limits.mem_bytes)
     workers = workers or max(1, (os.cpu_count() or 2) // 2)
-    jobs = _plan_jobs(spec, kind, mats, T, runs, seed, master, reference, relabel)
     names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
-    results, exhausted, interrupted = _run_jobs(jobs, detected if detected != "bundled" else "auto",
-                                   limits, budget, workers, start,
-                                   _Progress(progress, names, runs))
-    reports, pooled, env_error, any_partial = [], [], None, False
-    for mi, M in enumerate(mats):
-        report, pair, partial = _judge_matrix(mi, M, names[mi], results, T, runs, reference,
-                                              claimed_coefficient, len(mats))
-        reports.append(report)
+    proto = detected if detected != "bundled" else "auto"
+    progress_bar = _Progress(progress, names, runs)
+    reports: list[MatrixReport] = [None] * len(mats)  # type: ignore[list-item]
+    pooled: dict[int, tuple[list, list]] = {}
+    partial: dict[int, bool] = {}
+    todo, horizon, interrupted, exhausted = list(range(len(mats))), T, None, False
+    spent_first = 0.0
+    while todo:
+        t_stage = time.perf_counter()
+        progress_bar.stage(horizon, todo, horizon == T)
+        jobs = _plan_jobs(spec, kind, mats, horizon, runs, seed, master, reference, relabel,
+                          only=todo)
+        results, ex, interrupted = _run_jobs(jobs, proto, limits, budget, workers, start,
+                                             progress_bar)
+        exhausted = exhausted or ex
+        linear_before = {mi: bool(reports[mi]) and _linear(reports[mi]) for mi in todo}
+        for mi in todo:
+            report, pair, part = _judge_matrix(mi, mats[mi], names[mi], results, horizon,
+                                               runs, reference, claimed_coefficient,
+                                               len(mats))
+            report.horizon = horizon
+            report.horizons_tried = (reports[mi].horizons_tried if reports[mi] else []) \
+                + [horizon]
+            if linear_before[mi] and _linear(report):
+                report.check("consistency").message += (
+                    f" (linear at T = {horizon // 4} and at T = {horizon}: confirmed)")
+            reports[mi], partial[mi] = report, part
+            if pair is not None:
+                pooled[mi] = pair
+        stage = time.perf_counter() - t_stage
+        spent_first = spent_first or stage
+        if interrupted is not None or ex:
+            break
+        undecided = [mi for mi in todo if _undecided(reports[mi], linear_before[mi])]
+        # the next stage costs ~4x this one per matrix (T x 4): run it if it fits
+        cost = stage * 4 * len(undecided) / max(len(todo), 1)
+        elapsed_extra = time.perf_counter() - start - spent_first
+        if not undecided or horizon * 4 > MAX_EXTENDED_T or \
+                elapsed_extra + cost > extend_budget:
+            if undecided:
+                for mi in undecided:
+                    _say_extension(reports[mi], horizon * 4, cost, extend_budget)
+            break
+        todo, horizon = undecided, horizon * 4
+    env_error, any_partial = None, any(partial.values())
+    for report in reports:
         env_error = env_error or report.checks[0].statistic.get("environment_error")
-        any_partial = any_partial or partial
-        if pair is not None:
-            pooled.append(pair)
-    suite = _suite_checks(reports, pooled, reference, seed, any_partial)
+    pooled_list = [pooled[mi] for mi in sorted(pooled)]
+    suite = _suite_checks(reports, pooled_list, reference, seed, any_partial)
     isolation = ("bundled algorithm (compiled, trusted)" if kind == "bundled" else
                  f"{sandbox_isolation().describe()}; "
                  + ("arms secretly relabeled per run" if relabel else "arms NOT relabeled")
@@ -790,12 +850,15 @@ def _detect_protocol(spec: str, K: int, T: int, seed: int, protocol: str,
 
 
 def _plan_jobs(spec: str, kind: str, mats: list[PreferenceMatrix], T: int, runs: int,
-               seed: int, master: int, reference: str | None, relabel: bool = True
-               ) -> list[_Job]:
-    """Step 3: every run to make — the user's, the reference's, one determinism twin."""
+               seed: int, master: int, reference: str | None, relabel: bool = True,
+               only: list[int] | None = None) -> list[_Job]:
+    """Step 3: every run to make — the user's, the reference's, one determinism twin —
+    on the matrices ``only`` (default all; indices keep their seeds)."""
     jobs: list[_Job] = []
     hidden = tuple(M.source for M in mats if M.source)
     for mi, M in enumerate(mats):
+        if only is not None and mi not in only:
+            continue
         vals = M.values.tolist()
         for r in range(runs):
             s = _run_seed(seed, mi, r)
@@ -811,6 +874,44 @@ def _plan_jobs(spec: str, kind: str, mats: list[PreferenceMatrix], T: int, runs:
             jobs.append(_Job(("twin", mi, 0), kind, spec, mi, vals, T, _run_seed(seed, mi, 0),
                              run_environment_seed(master, mi, 0), hidden, relabel))
     return jobs
+
+
+#: Largest horizon the sequential extension goes to.
+MAX_EXTENDED_T = 10_000_000
+#: Checks whose INCONCLUSIVE sends a matrix to the next horizon.
+EXTENDED_CHECKS = ("consistency", "lower bound")
+
+
+def _linear(report: MatrixReport) -> bool:
+    """Is the matrix's consistency FAIL the linear-growth rule (to be confirmed at 4T)?"""
+    c = next((c for c in report.checks if c.name == "consistency"), None)
+    return c is not None and c.verdict == "FAIL" and c.statistic.get("rule") == "linear"
+
+
+def _undecided(report: MatrixReport, linear_before: bool = False) -> bool:
+    """Would a larger T decide this matrix?  An INCONCLUSIVE consistency or lower-bound
+    check with nothing worse established; or linear growth seen at this T only — an
+    algorithm that knows T may still be exploring (explore-then-commit with c log T
+    duels per pair), so the linear rule is confirmed at 4T when the budget allows."""
+    if _linear(report) and not linear_before and \
+            sum(c.verdict == "FAIL" for c in report.checks) == 1:
+        return True
+    if report.verdict in ("WARN", "FAIL") or not report.runs:
+        return False
+    return any(c.name in EXTENDED_CHECKS and c.verdict == "INCONCLUSIVE"
+               for c in report.checks)
+
+
+def _say_extension(report: MatrixReport, next_T: int, cost: float, allowed: float) -> None:
+    for c in report.checks:
+        if c.name == "consistency" and _linear(report):
+            c.message += (f" [seen at T = {report.horizon} only: confirming at T = {next_T} "
+                          f"would take ~{cost:.0f} s more, beyond --extend-budget {allowed:g} s]")
+        if c.name in EXTENDED_CHECKS and c.verdict == "INCONCLUSIVE":
+            c.message += (f" [undecided at T = {report.horizon}; T = {next_T} would take "
+                          f"~{cost:.0f} s more, beyond --extend-budget {allowed:g} s]")
+            c.statistic["next_T"] = next_T
+            c.statistic["next_T_seconds"] = cost
 
 
 def _judge_matrix(mi: int, M: PreferenceMatrix, name: str, results: dict, T: int, runs: int,

@@ -31,8 +31,8 @@ from duelbound.theory.kl import kl_half
 from duelbound.theory.regret import regret_matrix
 
 __all__ = ["ORDER", "Check", "worst", "consistency_check", "slope_check", "claimed_check",
-           "reference_check", "pooled_reference_check", "nice_horizon",
-           "STUCK_FAIL", "RESOLVE"]
+           "reference_check", "pooled_reference_check", "nice_horizon", "growth_ratio",
+           "starved", "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO", "STUCK_RUN"]
 
 ORDER = {"PASS": 0, "INCONCLUSIVE": 1, "WARN": 2, "FAIL": 3}
 
@@ -49,6 +49,14 @@ LEARNING = 0.25
 #: the regret increments over the last two doublings at most GROWTH_OK (log: 1, linear: 2).
 LATE_OK = 0.02
 GROWTH_OK = 1.45
+#: Linear growth: the lower ends of the 99% intervals of the growth ratio at the last two
+#: doublings both at least LINEAR_RATIO (log: 1, √T: 1.41, linear: 2) ...
+LINEAR_RATIO = 1.6
+#: ... or every run is *inconsistent on its own*: its late duels are at least this share of
+#: stuck duels (resolved pairs, self-duels of non-winners), or it is *starved*.
+STUCK_RUN = 0.5
+#: Fewest runs for the per-run rule (each run is then evidence on its own).
+MIN_RUNS_ALL = 3
 RATIO_WARN = 1.15     # pooled Hodges–Lehmann ratio above which "worse" is worth a WARN
 POOLED_ALPHA = 0.01   # one-sided level of the suite-level van Elteren test
 
@@ -92,6 +100,50 @@ def _late(run) -> tuple[np.ndarray, np.ndarray, int]:
     return Nh, Nf - Nh, int(run.steps)
 
 
+def growth_ratio(run, back: int = 0) -> float:
+    """ρ = [R(H/2^b) − R(H/2^(b+1))] / [R(H/2^(b+1)) − R(H/2^(b+2))] of the komiyama regret
+    (b = ``back``): 1 for logarithmic regret, √2 for √T, 2 for linear; nan if undefined."""
+    ck = np.asarray(run.checkpoints, dtype=float)
+    R = np.asarray(run.regret["komiyama"], dtype=float)
+    if ck.size < 2:
+        return math.nan
+    H = float(run.steps) / 2 ** back
+    q4, q2, q1 = np.interp([H / 4, H / 2, H], ck, R)
+    d1, d2 = q2 - q4, q1 - q2
+    return d2 / d1 if d1 > 0 else (1.0 if d2 <= 0 else math.nan)
+
+
+def starved(run, M) -> tuple[bool, float, tuple[int, int, int] | None]:
+    """Did the run stop paying before it had the evidence a consistent algorithm needs?
+
+    True when no late duel (t in (H/2, H]) carried regret and the final evidence
+    x_ij = N_ij d(µ_ij, ½) / log H lies outside R_{i1} for **every** Copeland winner i1
+    ([K16] Lemma 1 and Theorem 2: a consistent algorithm that settles on i1 has
+    N(T)/log T in R_{i1} as T grows; docs/math.md §5).  Returns (starved, the largest
+    over winners of the smallest constraint left-hand side, its (i1, i2, l)).
+    """
+    from duelbound.solvers.oracle import cw_oracle_core
+    from duelbound.theory.tournament import copeland_winners
+
+    Nh, Lw, H = _late(run)
+    reg = _regret_pairs(M)
+    if np.where(np.triu(np.ones_like(reg), 0) & reg, Lw, 0.0).sum() > 0 or H < 16:
+        return False, math.inf, None
+    mu = np.ascontiguousarray(M.values, dtype=float)
+    d = kl_half(mu)
+    N = np.asarray(run.counts["final"], dtype=float)
+    x = np.ascontiguousarray(np.where(np.eye(M.K, dtype=bool), 0.0, N * d / math.log(H)))
+    best, where = -math.inf, None
+    for i1 in copeland_winners(M):
+        V = cw_oracle_core(mu, int(i1), x)
+        if V.size == 0:
+            return False, math.inf, None
+        k = np.unravel_index(int(np.argmin(V)), V.shape)
+        if V[k] > best:
+            best, where = float(V[k]), (int(i1), int(k[0]), int(k[1]))
+    return best < 1.0, best, where
+
+
 def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     """Is the regret established to grow linearly, logarithmic already, or undecided?
 
@@ -117,7 +169,7 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     mu = np.asarray(M.values)
     d = kl_half(mu)
     off = ~np.eye(K, dtype=bool)
-    shares, stucks, learns, rhos, needs = [], [], [], [], []
+    shares, stucks, learns, rhos, rhos2, needs, starving = [], [], [], [], [], [], []
     late_tot = np.zeros((K, K))
     for r in used:
         Nh, Lw, H = _late(r)
@@ -130,12 +182,9 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
         stucks.append(np.where(resolved, late_reg, 0.0).sum() / half)
         learns.append(np.where(up & off & ~resolved, Lw, 0.0).sum() / half)
         late_tot += late_reg
-        ck = np.asarray(r.checkpoints, dtype=float)
-        R = np.asarray(r.regret["komiyama"], dtype=float)
-        if ck.size >= 2:
-            q4, q2, q1 = np.interp([H / 4, H / 2, H], ck, R)
-            d1, d2 = q2 - q4, q1 - q2
-            rhos.append(d2 / d1 if d1 > 0 else (1.0 if d2 <= 0 else math.nan))
+        rhos.append(growth_ratio(r))
+        rhos2.append(growth_ratio(r, 1))
+        starving.append(starved(r, M))
         # horizon at which the pairs still paid for would be resolved (linear growth)
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(up & reg & off, Nh / max(H / 2, 1), 0.0)   # duels per step
@@ -158,11 +207,15 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     share, s_lo, s_hi = mean_ci(shares)
     stuck, k_lo, k_hi = mean_ci(stucks)
     rho, r_lo, r_hi = mean_ci(rhos)
+    rho2, r2_lo, r2_hi = mean_ci(rhos2)
     learn = float(np.mean(learns))
     full = len(used) == expected_runs and all(r.steps == T for r in used)
     stat.update(late_share=share, late_share_ci=[s_lo, s_hi], stuck_share=stuck,
                 stuck_share_ci=[k_lo, k_hi], learning_share=learn, growth_ratio=rho,
-                growth_ratio_ci=[r_lo, r_hi],
+                growth_ratio_ci=[r_lo, r_hi], growth_ratio_previous=rho2,
+                growth_ratio_previous_ci=[r2_lo, r2_hi],
+                starved_runs=int(sum(bool(s[0]) for s in starving)),
+                stuck_runs=int(sum(bool(v >= STUCK_RUN) for v in stucks)),
                 full_horizon=full, horizons=[int(r.steps) for r in used])
     top = np.argwhere(late_tot > 0)
     top = sorted(((late_tot[i, j], i, j) for i, j in top), reverse=True)[:3]
@@ -176,6 +229,31 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     if not learning and (k_lo > STUCK_FAIL or (len(used) == 1 and stuck > 2 * STUCK_FAIL)):
         return Check("consistency", "FAIL", msg + f" — regret grows linearly: it keeps "
                      f"playing pairs it has already resolved ({named})", stat)
+    if r_lo >= LINEAR_RATIO and r2_lo >= LINEAR_RATIO and k_lo > STUCK_FAIL:
+        stat["rule"] = "linear"
+        return Check("consistency", "FAIL", msg + f" — regret grows linearly: it doubled with "
+                     f"t over the last two doublings (previous ratio {rho2:.3g} [{r2_lo:.3g}, "
+                     f"{r2_hi:.3g}]) while at least {k_lo:.0%} of the late duels went to pairs "
+                     f"it had already resolved ({named})", stat)
+    if len(used) >= MIN_RUNS_ALL and all(
+            sv[0] or st_ >= STUCK_RUN for sv, st_ in zip(starving, stucks)):
+        n_starved = stat["starved_runs"]
+        worst_run = max((sv for sv in starving if sv[0]), key=lambda sv: -sv[1], default=None)
+        detail = ""
+        if worst_run is not None and worst_run[2] is not None:
+            i1, i2, lv = worst_run[2]
+            detail = (f"; e.g. winner {M.label(i1) if hasattr(M, 'label') else i1} vs rival "
+                      f"{M.label(i2) if hasattr(M, 'label') else i2} (level {lv}): "
+                      f"{worst_run[1]:.2g} of the evidence log T needs")
+        rest = len(used) - n_starved
+        # no run starved: every run is stuck, i.e. linear at this T (confirmed at 4T: an
+        # algorithm that knows T may still be exploring); a starved run decides now
+        stat["rule"] = "linear" if n_starved == 0 else "starved"
+        return Check("consistency", "FAIL", msg + f" — inconsistent in every run: {n_starved} "
+                     "stopped paying regret before their evidence N d / log T reached R_i1 "
+                     "([K16] Lemma 1: it knows the matrix or stopped learning)"
+                     + (f", {rest} spent >= {STUCK_RUN:.0%} of their late duels on resolved "
+                        "pairs" if rest else "") + detail, stat)
     logarithmic = share <= LATE_OK or (r_hi == r_hi and r_hi <= GROWTH_OK)
     if logarithmic and full:
         return Check("consistency", "PASS", msg, stat)

@@ -79,6 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address space of the algorithm's process (default 4 GiB)")
     parser.add_argument("--budget", type=float, default=1800.0, metavar="SEC",
                         help="wall-clock seconds for everything (default 1800)")
+    parser.add_argument("--extend-budget", type=float, default=None, metavar="SEC",
+                        help="seconds for re-running undecided matrices at 4T, 16T, ... "
+                             "(sequential horizons; default 240; 0 disables)")
     parser.add_argument("--workers", type=int, default=None,
                         help="parallel runs (default: half the CPUs)")
     parser.add_argument("--generated", type=int, default=None, metavar="N",
@@ -128,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
                     protocol=args.protocol, claimed_coefficient=args.claimed,
                     time_limit=args.time_limit, hang_timeout=args.hang_timeout,
                     memory_limit=args.memory_limit, budget=args.budget, seed=args.seed,
+                    extend_budget=args.extend_budget,
                     workers=args.workers, name=args.algorithm or f"exec {args.exec_command}",
                     environment_seed=args.replay,
                     progress=not args.quiet and sys.stderr.isatty(),
