@@ -111,6 +111,16 @@ def resolve_bounds(spec: str | Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _note_marks():
+    """Footnote marks a, b, ..., z, A, ..., Z, aa, ab, ...: letters only, so that a mark
+    after a number is never read as one of its digits or exponents."""
+    letters = string.ascii_lowercase + string.ascii_uppercase
+    yield from letters
+    for first in string.ascii_lowercase:
+        for second in string.ascii_lowercase:
+            yield first + second
+
+
 @dataclass
 class BoundTableEntry:
     """One matrix of a :class:`BoundTable`: C*, the bounds and their conversions."""
@@ -185,7 +195,7 @@ class BoundTable:
         ``long`` adds the expression, parameters and readings of the paper.
         """
         notes: dict[str, str] = {}
-        marks = iter(string.ascii_lowercase + string.ascii_uppercase)
+        marks = _note_marks()  # letters, never digits: "10^7 1" would read as 10^71
         cstar = next(marks)
         certs = sorted({str(e.certificate) for e in self.entries})
         cconv = self._conversion_text("komiyama", [e.lower_converted for e in self.entries],
@@ -228,7 +238,7 @@ class BoundTable:
                 for a in t.failed_assumptions:
                     text = f"{SHORT_LABELS.get(t.name, t.name)}: {a.name} fails: {a.detail}"
                     if text not in seen:
-                        seen[text] = str(len(seen) + 1)
+                        seen[text] = next(marks)
                         notes[seen[text]] = text
                     cell.setdefault((r, k), []).append(seen[text])
         return notes, bmark, cell

@@ -108,8 +108,8 @@ class PairUncertainty:
     i: int
     j: int
     label: str
-    wins: int
-    losses: int
+    wins: float  # int unless draws were counted as halves
+    losses: float
     mu_hat: float | None
     sd: float
     p_flip: float
@@ -300,12 +300,16 @@ class IntervalReport:
             if b.upper is None and not b.unbounded_pairs:
                 out.append(f"  {b.name} upper end unbounded: more than "
                            f"{(1 - self.level) / 2:.3g} of the draws are +inf (bootstrap ties)")
-            for a, c in b.unbounded_pairs:
-                p = self._pair(a, c)
-                out.append(f"  {b.name} upper end unbounded: the sign of pair {self._pl(p)} is "
-                           f"undecided (P(flip) = {p.p_flip:.3g} > {(1 - self.level) / 2:.3g})")
-                out.append(f"    and {b.name} -> infinity as mu -> 1/2 on it "
-                           f"(the draws' quantile would be {_fmt(b.upper_draws)})")
+            if b.unbounded_pairs:  # one note, not one per pair
+                shown = [self._pair(a, c) for a, c in b.unbounded_pairs[:_SHOWN]]
+                more = len(b.unbounded_pairs) - len(shown)
+                out.append(f"  {b.name} upper end unbounded: {len(b.unbounded_pairs)} pair(s) "
+                           f"have an undecided sign (P(flip) > {(1 - self.level) / 2:.3g}) "
+                           f"and {b.name} -> infinity as their mu -> 1/2 (the draws' quantile "
+                           f"would be {_fmt(b.upper_draws)}):")
+                out.append("    " + ", ".join(f"{self._pl(p)} P(flip) = {p.p_flip:.2g}"
+                                              for p in shown)
+                           + (f" ... {more} more (see --json)" if more else ""))
         out.append("")
         if self.winners is not None:
             out.append(f"Copeland winners of mu_hat: {self._arms(self.winners)}; "
@@ -322,11 +326,15 @@ class IntervalReport:
         for p in self.most_flipped():
             out.append(f"  {self._pl(p):<28} W = {p.wins}:{p.losses}  "
                        f"mu_hat = {_fmt(p.mu_hat, '.3f')}  P(flip) = {p.p_flip:.3g}")
+        noisy = self.draws < NOISY_SHARES_BELOW
         out.append("pairs dominating the uncertainty of C* (compare these next): "
-                   "share = first-order share of the variance of rank(C*)")
+                   "share = first-order share of the variance of rank(C*)"
+                   + (f" — NOISE at {self.draws} draws (the shares need >= "
+                      f"{NOISY_SHARES_BELOW}; the ranking below is not reliable)" if noisy
+                      else ""))
         for p in self.dominant():
             out.append(f"  {self._pl(p):<28} share = {_fmt(p.share, '.3f')}  "
-                       f"local (delta method) = {_fmt(p.local, '.3f')}  n = {p.wins + p.losses}")
+                       f"local (delta method) = {_fmt(p.local, '.3f')}  n = {p.wins + p.losses:g}")
         for note in self.notes:
             out.append(f"NOTE  {note}")
         st = self.stats
@@ -344,6 +352,16 @@ class IntervalReport:
 
     def _arms(self, s: Any) -> str:
         return "{" + ", ".join(self.label(i) for i in s) + "}"
+
+
+#: Below this many draws the first-order variance shares (binned over the draws) are
+#: dominated by Monte Carlo noise and the "compare these next" ranking says so.
+NOISY_SHARES_BELOW = 200
+
+
+def _count(v: float) -> int | float:
+    """A count as an int, or a float when it is a half (draws counted 1/2 each)."""
+    return int(v) if float(v).is_integer() else float(v)
 
 
 def _fmt(v: float | None, spec: str = ".6g") -> str:
@@ -370,13 +388,15 @@ def _read_counts(counts: Any) -> tuple[np.ndarray, tuple[str, ...] | None, str |
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
         raise InvalidMatrixError(f"counts must be K×K with K >= 2, got shape {arr.shape}",
                                  "not-square")
-    bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr))
+    bad = ~np.isfinite(arr) | (arr < 0) | (2 * arr != np.round(2 * arr))
     np.fill_diagonal(bad, False)
     if bad.any():
         entries = [(int(a), int(b)) for a, b in np.argwhere(bad)]
-        raise InvalidMatrixError(f"counts must be non-negative integers; bad entries at "
-                                 f"{entries[:10]}", "out-of-range", entries)
-    W = arr.astype(np.int64)
+        raise InvalidMatrixError(f"counts must be non-negative integers (or halves: a draw "
+                                 f"is 1/2 win to each arm); bad entries at {entries[:10]}",
+                                 "out-of-range", entries)
+    # halves (draws counted 1/2 to each arm) stay float: Beta(W + 1, W' + 1) takes them
+    W = arr.astype(np.int64) if np.all(arr == np.round(arr)) else arr.copy()
     np.fill_diagonal(W, 0)
     arms = getattr(counts, "arms", None)
     arms = tuple(str(a) for a in arms) if arms is not None else None
@@ -398,16 +418,25 @@ class _DrawEvaluator:
         self.models = 0
         self.reused = 0
 
-    def evaluate(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(C*, C^E*, winner bitmask, tournament id) for draws P (draws × pairs, µ_ab, a < b)."""
+    def evaluate(self, P: np.ndarray, progress: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(C*, C^E*, winner bitmask, tournament id) for draws P (draws × pairs, µ_ab, a < b).
+
+        ``progress``: a bar over the draws on stderr (tqdm; silent when not a terminal).
+        """
+        from tqdm import tqdm
+
         n = P.shape[0]
         cstar, ecw = np.full(n, np.nan), np.full(n, np.nan)
         wmask = np.zeros(n, dtype=np.int64)
         _, tid = np.unique(np.packbits(P > 0.5, axis=1), axis=0, return_inverse=True)
         tid = tid.ravel()
-        for t in np.unique(tid):
-            idx = np.flatnonzero(tid == t)
-            self._group(P, idx, cstar, ecw, wmask)
+        with tqdm(total=n, desc=f"C* posterior draws (K = {self.K})", unit="draw",
+                  leave=False, disable=None if progress else True) as bar:
+            for t in np.unique(tid):
+                idx = np.flatnonzero(tid == t)
+                self._group(P, idx, cstar, ecw, wmask)
+                bar.update(idx.size)
         return cstar, ecw, wmask, tid
 
     def _group(self, P: np.ndarray, idx: np.ndarray, cstar: np.ndarray, ecw: np.ndarray,
@@ -499,7 +528,8 @@ def _first_order_shares(P: np.ndarray, y: np.ndarray, bins: int) -> np.ndarray:
 
 def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "posterior",
                          draws: int = DEFAULT_DRAWS, seed: int | None = 0,
-                         backend: str | None = None) -> IntervalReport:
+                         backend: str | None = None, break_ties: float | None = None,
+                         progress: bool = False) -> IntervalReport:
     """C* and C^E* of the matrix estimated from win counts, with intervals.
 
     Parameters
@@ -521,6 +551,12 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         Seed of the draws.
     backend : str, optional
         PuLP solver for the LPs (``"HiGHS"`` by default).
+    break_ties : float, optional
+        Pairs won equally often get the plug-in µ̂ = 1/2 ± EPS (lower index wins), as
+        ``WinCounts.matrix(break_ties=EPS)`` does for the bounds: the plug-in values are
+        then defined (for the perturbed matrix, and say so); the draws are unchanged.
+    progress : bool
+        A progress bar over the draws on stderr (tqdm; silent when not a terminal).
 
     Returns
     -------
@@ -584,7 +620,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     sign = np.sign(wa - wb)  # +1: lower index wins in µ̂, 0: undefined
 
     ev = _DrawEvaluator(K, backend)
-    cs, ec, wmask, tid = ev.evaluate(P)
+    cs, ec, wmask, tid = ev.evaluate(P, progress)
     ties = int(np.isnan(cs).sum())
     if ties:
         notes.append(f"{ties} of {draws} bootstrap resamples have an exact tie; "
@@ -600,9 +636,18 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
             notes.append(f"{never.size} pair(s) never compared, e.g. "
                          f"{[(int(iu[0][k]), int(iu[1][k])) for k in never[:5]]}: "
                          "mu_hat and the plug-in values are undefined")
-        if tied:
-            notes.append(f"tied counts (mu_hat = 1/2) at {tied[:5]}: the plug-in values are "
-                         "undefined (no tie-breaking is applied)")
+        if tied and never.size == 0 and break_ties is not None:
+            notes.append(f"tied counts (mu_hat = 1/2) at {tied[:5]}"
+                         f"{' and more' if len(tied) > 5 else ''}: the plug-in values are for "
+                         f"the matrix with these ties broken by EPS = {break_ties:g} (lower "
+                         "index wins), as in the bounds; the draws are unaffected")
+            mu = np.full((K, K), 0.5)
+            mu[iu] = mu_hat
+            mu[iu[1], iu[0]] = 1.0 - mu_hat
+            Mhat = PreferenceMatrix(mu, name=name, arms=arms, break_ties=break_ties)
+        elif tied:
+            notes.append(f"tied counts (mu_hat = 1/2) at {len(tied)} pair(s), e.g. {tied[:5]}: "
+                         "the plug-in values are undefined (no tie-breaking is applied)")
     else:
         mu = np.full((K, K), 0.5)
         mu[iu] = mu_hat
@@ -645,8 +690,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     pairs = []
     for k in range(wa.size):
         a, b = int(iu[0][k]), int(iu[1][k])
-        i, j, wi, wj = (a, b, int(wa[k]), int(wb[k])) if sign[k] >= 0 else \
-            (b, a, int(wb[k]), int(wa[k]))
+        i, j, wi, wj = (a, b, _count(wa[k]), _count(wb[k])) if sign[k] >= 0 else \
+            (b, a, _count(wb[k]), _count(wa[k]))
         li = arms[i] if arms else str(i)
         lj = arms[j] if arms else str(j)
         pairs.append(PairUncertainty(

@@ -54,9 +54,9 @@ from typing import Any
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 
 __all__ = ["Column", "Cell", "Markup", "Table", "FORMATS", "render", "concat", "format_value",
-           "latex_escape", "latex_text", "plain", "LatexStyle", "LatexLayout", "latex_layout",
-           "notes_text", "bibliography", "CITE_KEYS", "TEXTWIDTH_PT", "TEXTWIDTH_WIDE_PT",
-           "TEXTHEIGHT_PT", "too_wide_message"]
+           "latex_escape", "latex_data", "latex_text", "plain", "LatexStyle", "LatexLayout",
+           "latex_layout", "notes_text", "bibliography", "CITE_KEYS", "TEXTWIDTH_PT",
+           "TEXTWIDTH_WIDE_PT", "TEXTHEIGHT_PT", "too_wide_message"]
 
 #: Output formats understood by :func:`render`.
 FORMATS = ("md", "latex", "csv", "json")
@@ -438,7 +438,9 @@ def latex_escape(s: str) -> str:
     """
     out = []
     for ch in s:
-        if ch in _LATEX_SPECIAL:
+        if unicodedata.category(ch) == "Cc":
+            out.append("?")   # control characters have no text-mode form
+        elif ch in _LATEX_SPECIAL:
             out.append(_LATEX_SPECIAL[ch])
         elif ch in _LATEX_UNICODE:
             out.append(_LATEX_UNICODE[ch])
@@ -449,6 +451,14 @@ def latex_escape(s: str) -> str:
             out.append(latex_escape(ascii_) if ascii_ else "?")
     # join adjacent math groups ("$\Delta$$^2$" -> "$\Delta^2$"); never an escaped "\$"
     return re.sub(r"(?<!\\)\$\$", "", "".join(out))
+
+
+def latex_data(s: str) -> str:
+    """:func:`latex_escape` for data in a cell (arm, matrix, algorithm names): a cell that
+    starts with ``[`` or ``*`` right after ``\\`` would be read as ``\\[length]`` or
+    ``\\*``, so it is shielded with ``{}``."""
+    text = latex_escape(s)
+    return "{}" + text if text.startswith(("[", "*")) else text
 
 
 @dataclass(frozen=True)
@@ -548,7 +558,8 @@ def _tex_number(text: str) -> str:
 
 
 def _tex_marker(m: str) -> str:
-    return r"\textsuperscript{" + latex_escape(m) + "}"
+    # a thin space first: right after "10^{7}" or "16235.9" a mark must not look like a digit
+    return r"\,\textsuperscript{" + latex_escape(m) + "}"
 
 
 def _tex_cell(v: Any, c: Column) -> str:
@@ -564,7 +575,7 @@ def _tex_cell_text(v: Any, c: Column) -> str:
                 else _tex_number(format_value(v.value, c.fmt)))
         return base + "".join(_tex_marker(m) for m in v.notes)
     if isinstance(v, str):  # data (matrix, algorithm names): escaped, never reinterpreted
-        return latex_escape(v)
+        return latex_data(v)
     return _tex_number(format_value(v, c.fmt))
 
 

@@ -65,7 +65,7 @@ def test_self_comparisons_ignored_with_note():
     ([[0, 0, 9], [0, 0, 6], [1, 4, 0]], InvalidMatrixError, "no comparisons of ant vs bee"),
     ([[0, 3, 9], [3, 0, 6], [1, 4, 0]], TieError, "ant vs bee (e.g. 3 : 3)"),
     ([[0, -1], [3, 0]], InvalidMatrixError, "negative counts"),
-    ([[0, 2.5], [3, 0]], InvalidMatrixError, "non-integer counts"),
+    ([[0, 2.25], [3, 0]], InvalidMatrixError, "non-integer counts"),
     ([[0.5, 0.7], [0.3, 0.5]], InvalidMatrixError, "looks like a preference matrix"),
     ([[0, 2 ** 49], [3, 0]], InvalidMatrixError, "above"),
     (np.array([[False, True], [True, False]]), InvalidMatrixError, "integers"),
@@ -147,7 +147,7 @@ def test_log_forms_counts_and_order(tmp_path):
 
 @pytest.mark.parametrize("text,fragment", [
     ("a,b\nx,y\n", "needs a header"),
-    ("winner,loser,arm_a,arm_b,outcome\n", "both forms"),
+    ("winner,loser,arm_a,arm_b,outcome\n", "several forms"),
     ("winner,loser\n", "only a header"),
     ("", "empty log"),
     ("winner,loser\nx,y,z\n", "3 cells but the header names 2"),
@@ -156,7 +156,7 @@ def test_log_forms_counts_and_order(tmp_path):
     ("winner,loser,count\nx,y,\u0661\n", "not a non-negative integer"),
     ("winner,loser,count\nx,y,99999999999999999999\n", "is above"),
     ("winner,loser\nx,\n", "empty arm name"),
-    ("arm_a,arm_b,outcome\nx,y,draw\n", "draws are not accepted"),
+    ("arm_a,arm_b,outcome\nx,y,maybe\n", "a draw code"),
     ("arm_a,arm_b,outcome\n0,1,1\n", "ambiguous"),
     ("winner,winner\nx,y\n", "repeated column"),
     ("winner,loser\nx,y\ny,x\n", "exactly 1/2"),

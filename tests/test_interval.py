@@ -214,7 +214,7 @@ def test_tied_and_uncompared_pairs_are_reported_not_broken():
 
 @pytest.mark.parametrize("bad, err", [
     (np.array([[0, -1], [2, 0]]), InvalidMatrixError),
-    (np.array([[0, 1.5], [2, 0]]), InvalidMatrixError),
+    (np.array([[0, 1.25], [2, 0]]), InvalidMatrixError),  # halves are draws, quarters no
     (np.ones((2, 3)), InvalidMatrixError),
     ("abc", InvalidMatrixError),
 ])

@@ -15,8 +15,13 @@ Two readers build one:
 Decisions (documented in ``docs/theory.md``, "Data formats"):
 
 * ``outcome`` is ``1``/``a`` (arm_a won), ``0``/``b`` (arm_b won) or the winner's name; an
-  outcome that is a code for one arm and the name of the other is refused as ambiguous; draws
-  are refused;
+  outcome that is a code for one arm and the name of the other is refused as ambiguous;
+* the LMSYS / Chatbot Arena export ``model_a,model_b,winner`` is read directly: winner
+  ``model_a`` / ``model_b`` names the side that won, ``tie`` and ``tie (bothbad)`` are draws;
+* draws (outcome ``draw``, ``tie``, ``tie (bothbad)``, ``d``, ``0.5``) follow a policy:
+  ``"half"`` (default: ½ win to each arm, the Elo / Bradley–Terry convention, so counts
+  may be halves), ``"drop"`` (ignored) or ``"refuse"``; a note says how many were counted
+  how;
 * arms are numbered in order of first appearance in the log, except that when every name is
   a decimal integer they are numbered in numeric order (``arms=`` fixes any order);
 * self-comparisons (an arm against itself: log lines, or a non-zero diagonal of a counts
@@ -51,8 +56,8 @@ from .io import load_json, read_table, read_text_file, short, write_table
 from .matrix import MAX_K, PreferenceMatrix, check_arm_names, format_entries
 
 __all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
-           "MAX_COUNT",
-           "WINNER_COLUMNS", "OUTCOME_COLUMNS"]
+           "MAX_COUNT", "WINNER_COLUMNS", "OUTCOME_COLUMNS", "LMSYS_COLUMNS", "DRAW_POLICIES",
+           "DRAW_CODES"]
 
 #: Largest count accepted in one cell (2^48): sums of a row stay exact in int64 and every
 #: W_ij + W_ji is exact in float64, so µ̂_ij is the correctly rounded quotient.
@@ -61,6 +66,12 @@ MAX_COUNT = 2 ** 48
 #: Column names of the two log forms (case-insensitive; ``count`` is optional in both).
 WINNER_COLUMNS = ("winner", "loser")
 OUTCOME_COLUMNS = ("arm_a", "arm_b", "outcome")
+#: The LMSYS / Chatbot Arena export: winner is "model_a", "model_b", "tie", "tie (bothbad)".
+LMSYS_COLUMNS = ("model_a", "model_b", "winner")
+#: What a draw counts as: ½ win to each arm, nothing, or an error.
+DRAW_POLICIES = ("half", "drop", "refuse")
+#: Outcomes read as a draw (case-insensitive).
+DRAW_CODES = ("draw", "tie", "tie (bothbad)", "d", "0.5")
 
 _COUNTS_JSON_KEYS = frozenset({"name", "arms", "K", "n_comparisons", "notes"})
 _DIGITS = re.compile(r"\d+", re.ASCII)
@@ -113,19 +124,23 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
         raise InvalidMatrixError(f"negative counts at {_pairs_text(arms, bad)} (e.g. "
                                  f"{raw[bad[0]]!r}); counts are numbers of wins",
                                  "negative-count", bad)
+    halves = False
     if raw.dtype.kind == "f":
-        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw != np.floor(raw))]
+        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(2 * raw != np.floor(2 * raw))]
         if bad:
             looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
             hint = ("; this looks like a preference matrix (probabilities): read it as a "
                     "matrix, not as counts") if looks else ""
             raise InvalidMatrixError(f"non-integer counts at {_pairs_text(arms, bad)} (e.g. "
-                                     f"{raw[bad[0]]!r}){hint}", "non-integer-count", bad)
+                                     f"{raw[bad[0]]!r}): counts are whole wins, or halves "
+                                     f"(a draw is ½ win to each arm){hint}",
+                                     "non-integer-count", bad)
+        halves = bool(np.any(raw != np.floor(raw)))
     bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw > MAX_COUNT)]
     if bad:
         raise InvalidMatrixError(f"counts above {MAX_COUNT} at {_pairs_text(arms, bad)}",
                                  "too-large", bad)
-    return raw.astype(np.int64), arms
+    return (raw.astype(np.float64) if halves else raw.astype(np.int64)), arms
 
 
 @dataclass(frozen=True)
@@ -135,7 +150,8 @@ class WinCounts:
     Parameters
     ----------
     wins : array_like
-        K×K non-negative integers (integer-valued floats accepted).  A non-zero diagonal
+        K×K non-negative integers (integer-valued floats accepted), or halves where draws
+        were counted as ½ win to each arm (then stored as float64).  A non-zero diagonal
         (self-comparisons) is set to zero and noted in :attr:`notes`.
     arms : sequence of str, optional
         Arm names (unique, non-empty), carried to :meth:`matrix`.
@@ -348,8 +364,19 @@ def _at(origin: str, n: int) -> str:
     return f"{origin}: line {n}"
 
 
-def _winner(a: str, b: str, outcome: str, origin: str, n: int) -> tuple[str, str]:
-    """(winner, loser) of arm_a vs arm_b from an outcome code or the winner's name."""
+def _winner(a: str, b: str, outcome: str, origin: str, n: int,
+            lmsys: bool = False) -> tuple[str, str] | None:
+    """(winner, loser) of arm_a vs arm_b from an outcome code or the winner's name;
+    None for a draw (:data:`DRAW_CODES`).  ``lmsys``: the outcome is model_a / model_b."""
+    code = outcome.strip().lower()
+    if code in DRAW_CODES:
+        return None
+    if lmsys:
+        if code not in ("model_a", "model_b"):
+            raise MatrixFileError(
+                f"{_at(origin, n)}: winner {short(outcome)} is not model_a, model_b, tie or "
+                "tie (bothbad) (the LMSYS export's values)")
+        return (a, b) if code == "model_a" else (b, a)
     by_code = a if outcome in _A_CODES else b if outcome in _B_CODES else None
     by_name = a if outcome == a else b if outcome == b else None
     if by_code is not None and by_name is not None and by_code != by_name:
@@ -360,8 +387,8 @@ def _winner(a: str, b: str, outcome: str, origin: str, n: int) -> tuple[str, str
     won = by_name or by_code
     if won is None:
         raise MatrixFileError(
-            f"{_at(origin, n)}: outcome {short(outcome)} is not 1/0, a/b or the name of "
-            f"{short(a)} or {short(b)} (draws are not accepted)")
+            f"{_at(origin, n)}: outcome {short(outcome)} is not 1/0, a/b, a draw code "
+            f"({', '.join(DRAW_CODES)}) or the name of {short(a)} or {short(b)}")
     return (a, b) if won == a else (b, a)
 
 
@@ -376,14 +403,14 @@ def _count(text: str, origin: str, n: int) -> int:
 
 def _form(names: Sequence[str], origin: str, n: int) -> tuple[str, ...]:
     """The log form (its required columns) named by a header."""
-    has_w = set(WINNER_COLUMNS) <= set(names)
-    has_o = set(OUTCOME_COLUMNS) <= set(names)
-    if has_w == has_o:
-        what = "both forms" if has_w else f"columns {short(', '.join(names), 80)}"
+    forms = [f for f in (WINNER_COLUMNS, OUTCOME_COLUMNS, LMSYS_COLUMNS) if set(f) <= set(names)]
+    if len(forms) != 1:
+        what = "several forms" if forms else f"columns {short(', '.join(names), 80)}"
         raise MatrixFileError(
             f"{_at(origin, n)}: {what}: a comparison log needs a header naming the columns "
-            "winner,loser[,count] or arm_a,arm_b,outcome[,count]")
-    return WINNER_COLUMNS if has_w else OUTCOME_COLUMNS
+            "winner,loser[,count], arm_a,arm_b,outcome[,count] or model_a,model_b,winner "
+            "(the LMSYS export)")
+    return forms[0]
 
 
 # A comparison as read: line number, first arm, second arm, outcome (or None), count (or None).
@@ -401,7 +428,10 @@ def _csv_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterat
     else:
         cells_iter = ([c.strip() for c in cells] for cells in csv.reader(
             (line for _, line in lines), delimiter=delim, skipinitialspace=True))
-    keys = [h.strip().lower() for h in next(cells_iter)]
+    try:
+        keys = [h.strip().lower() for h in next(cells_iter)]
+    except csv.Error as exc:
+        raise MatrixFileError(f"{origin}: unreadable CSV header ({exc})") from None
     first = lines[0][0]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
@@ -409,11 +439,18 @@ def _csv_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterat
     form = _form(keys, origin, first)
     extra = {k for k in keys if k not in form and k != "count"}
     i0, i1 = keys.index(form[0]), keys.index(form[1])
-    io_ = keys.index("outcome") if form == OUTCOME_COLUMNS else None
+    io_ = keys.index(form[2]) if len(form) == 3 else None
     ic = keys.index("count") if "count" in keys else None
     width = len(keys)
 
     def rows() -> Iterator[_Row]:
+        try:
+            yield from _checked_rows()
+        except csv.Error as exc:  # a field over 128 KiB after a stray quote, a NUL, ...
+            raise MatrixFileError(f"{origin}: unreadable CSV ({exc}; an unbalanced "
+                                  "quote?)") from None
+
+    def _checked_rows() -> Iterator[_Row]:
         for (n, _), cells in zip(lines[1:], cells_iter):
             if len(cells) != width:
                 raise MatrixFileError(f"{_at(origin, n)}: {len(cells)} cells but the header "
@@ -462,7 +499,7 @@ def _jsonl_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iter
                 raise MatrixFileError(f"{_at(origin, n)}: missing {', '.join(missing)}")
             extra.update(k for k in rec if k not in needed)
             yield (n, _cell(rec, form[0], origin, n), _cell(rec, form[1], origin, n),
-                   _cell(rec, "outcome", origin, n) if len(form) == 3 else None,
+                   _cell(rec, form[2], origin, n) if len(form) == 3 else None,
                    _cell(rec, "count", origin, n) if "count" in rec else None)
 
     return form, extra, rows()
@@ -473,7 +510,8 @@ def _numeric_order(names: Sequence[str]) -> bool:
 
 
 def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
-                     arms: Sequence[str] | None = None) -> WinCounts:
+                     arms: Sequence[str] | None = None, draw_policy: str = "half",
+                     ) -> WinCounts:
     """Read a comparison log (one duel, or ``count`` duels, per line) into win counts.
 
     Accepted forms (a header row names the columns, case-insensitive; JSON Lines uses the
@@ -481,7 +519,9 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
 
     * ``winner,loser[,count]``;
     * ``arm_a,arm_b,outcome[,count]`` with outcome ``1``/``a`` (arm_a won), ``0``/``b``
-      (arm_b won) or the winner's name.
+      (arm_b won), the winner's name, or a draw (:data:`DRAW_CODES`);
+    * ``model_a,model_b,winner`` (the LMSYS / Chatbot Arena export) with winner
+      ``model_a``, ``model_b``, ``tie`` or ``tie (bothbad)``.
 
     CSV (``,`` or ``;``), TSV and whitespace-separated files are detected from the header
     line; ``#`` lines are comments; ``.jsonl``/``.ndjson`` files, or content starting with
@@ -497,20 +537,27 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     arms : sequence of str, optional
         The arms in the order wanted (every arm of the log must be listed).  Default: order of
         first appearance, or numeric order when every name is a decimal integer.
+    draw_policy : {"half", "drop", "refuse"}
+        A draw counts ½ win to each arm (default), nothing, or is an error.
 
     Raises
     ------
     MatrixFileError
-        Unreadable file, missing header, unknown outcome, bad count, empty log.
+        Unreadable file, missing header, unknown outcome, bad count, empty log, a draw with
+        ``draw_policy="refuse"``.
     """
+    if draw_policy not in DRAW_POLICIES:
+        raise DuelboundError(f"unknown draw policy {draw_policy!r}; choose "
+                             f"{', '.join(DRAW_POLICIES)}")
     path = os.fspath(path)
     origin = os.path.basename(path) or path
     fixed = check_arm_names(list(arms), len(arms)) if arms is not None else None
     text = read_text_file(path)
     jsonl = path.endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
     form, extra, rows = (_jsonl_rows if jsonl else _csv_rows)(text, origin)
-    outcome_form = form == OUTCOME_COLUMNS
+    outcome_form, lmsys = len(form) == 3, form == LMSYS_COLUMNS
     tally: Counter[tuple[str, str]] = Counter()
+    drawn: Counter[tuple[str, str]] = Counter()
     seen: dict[str, None] = dict.fromkeys(fixed or ())  # insertion order = first appearance
     n_self = records = 0
     for n, a, b, outcome, count in rows:
@@ -518,9 +565,21 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
             raise MatrixFileError(f"{_at(origin, n)}: empty arm name")
         c = 1 if count is None else _count(count, origin, n)
         seen[a] = seen[b] = None
-        if outcome_form:
-            a, b = _winner(a, b, outcome or "", origin, n)
         records += 1
+        if outcome_form:
+            won = _winner(a, b, outcome or "", origin, n, lmsys)
+            if won is None:
+                if draw_policy == "refuse":
+                    raise MatrixFileError(
+                        f"{_at(origin, n)}: a draw ({short(outcome)}); choose a draw policy: "
+                        "half (½ win to each arm, the Elo convention) or drop "
+                        "(CLI: --draw-policy)")
+                if a != b:
+                    drawn[min(a, b), max(a, b)] += c
+                else:
+                    n_self += c
+                continue
+            a, b = won
         if a == b:
             n_self += c
         else:
@@ -538,13 +597,23 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     if fixed is None and _numeric_order(names):
         names.sort(key=int)
     pos = {a: i for i, a in enumerate(names)}
-    W = np.zeros((len(names), len(names)), dtype=np.int64)
+    halves = draw_policy == "half" and any(c % 2 for c in drawn.values())
+    W = np.zeros((len(names), len(names)), dtype=np.float64 if halves else np.int64)
     for (w, l), c in tally.items():
         if c > MAX_COUNT:
             raise MatrixFileError(f"{origin}: more than {MAX_COUNT} wins of {short(w)} over "
                                   f"{short(l)}")
         W[pos[w], pos[l]] = c
     notes: list[str] = []
+    n_draws = sum(drawn.values())
+    if n_draws and draw_policy == "half":
+        for (a, b), c in drawn.items():
+            W[pos[a], pos[b]] += c / 2 if halves else c // 2
+            W[pos[b], pos[a]] += c / 2 if halves else c // 2
+        notes.append(f"counted {n_draws} draw(s) as 1/2 win to each arm (draw policy 'half'; "
+                     f"{n_draws / (n_draws + sum(tally.values())):.1%} of the duels)")
+    elif n_draws:
+        notes.append(f"dropped {n_draws} draw(s) (draw policy 'drop')")
     if n_self:
         notes.append(f"ignored {n_self} self-comparison(s) (an arm against itself carries no "
                      "information)")

@@ -180,7 +180,13 @@ def read_text_file(path: str) -> str:
 
 
 # -- text -------------------------------------------------------------------------------------
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+(?:[eE][-+]?\d+)?")
+
+
 def _delimiter(lines: Sequence[str]) -> str | None:
+    if any(";" in line for line in lines) and any(
+            _DECIMAL_COMMA.search(line) for line in lines):
+        return ";"  # Excel in a decimal-comma locale: "0,5;0,7" (the commas are decimals)
     for delim in ("\t", ",", ";"):
         if any(delim in line for line in lines):
             return delim
@@ -190,10 +196,15 @@ def _delimiter(lines: Sequence[str]) -> str | None:
 def _split(line: str, delim: str | None) -> list[str]:
     if delim is None:
         return line.split()
-    cells = [c.strip() for c in next(csv.reader([line], delimiter=delim,
-                                                skipinitialspace=True))]
+    try:
+        cells = [c.strip() for c in next(csv.reader([line], delimiter=delim,
+                                                    skipinitialspace=True))]
+    except csv.Error as exc:  # e.g. a field over csv's 128 KiB limit after a stray quote
+        raise MatrixFileError(f"unreadable CSV line ({exc}; an unbalanced quote?)") from None
     while cells and not cells[-1]:  # a trailing delimiter is not a cell
         cells.pop()
+    if delim == ";":  # decimal commas ("0,5") read as decimal points
+        cells = [c.replace(",", ".") if _DECIMAL_COMMA.fullmatch(c) else c for c in cells]
     return cells
 
 
@@ -249,7 +260,10 @@ def parse_table_cells(text: str, origin: str = "<text>", delimiter: str | None =
     if not raw:
         raise MatrixFileError(f"{origin}: no matrix rows found (empty file or only comments)")
     delim = delimiter or _delimiter([line for _, line in raw])
-    rows = [(n, _split(line, delim)) for n, line in raw]
+    try:
+        rows = [(n, _split(line, delim)) for n, line in raw]
+    except MatrixFileError as exc:
+        raise MatrixFileError(f"{origin}: {exc}") from None
     rows = [(n, cells) for n, cells in rows if cells]
     if not rows:
         raise MatrixFileError(f"{origin}: no matrix rows found (empty file or only comments)")
@@ -281,7 +295,13 @@ def parse_table_cells(text: str, origin: str = "<text>", delimiter: str | None =
                     hint = _NAMES_HINT["column"] if col == 1 else \
                         _NAMES_HINT["row"] if k == 0 and header is None else ""
                     raise _cell_error(origin, lineno, col, cell, hint)
-        data.append(list(map(float, cells)))
+        try:
+            data.append(list(map(float, cells)))
+        except ValueError:  # a cell the row regex let through, e.g. "0.7 0.6" in a CSV
+            col, cell = next((c, x) for c, x in enumerate(cells, start=offset)
+                             if not _NUMBER.fullmatch(x))
+            raise _cell_error(origin, lineno, col, cell,
+                              " (two numbers in one cell? check the separator)") from None
     width = len(data[0])
     for (lineno, _), row in zip(rows, data):
         if len(row) != width:
@@ -349,6 +369,17 @@ def _written_grid(grid: Any) -> list[list[str]] | None:
         return None
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are unique (json.loads keeps the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise MatrixFileError(f"the key {key!r} appears twice in one JSON object (which "
+                                  "one is meant?)")
+        out[key] = value
+    return out
+
+
 def _parse_constant(text: str) -> float:
     return float(text)  # NaN / Infinity: kept, so that validation reports them as non-finite
 
@@ -357,7 +388,7 @@ def load_json(text: str, origin: str) -> Any:
     """``json.loads`` with every failure turned into a one-line :class:`MatrixFileError`."""
     try:
         return json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant,
-                          parse_float=_Written)
+                          parse_float=_Written, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise MatrixFileError(f"{origin}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
@@ -543,7 +574,9 @@ def read_table(path: str | os.PathLike[str], *, grid_keys: Sequence[str] = ("mat
     if path.endswith(".json") or text.lstrip().startswith(("{", "[")):
         return _json_table(load_json(text, origin), origin, path, grid_keys, meta_keys)
     ext = os.path.splitext(path)[1].lower()
-    delim = "\t" if ext == ".tsv" else "," if ext == ".csv" and "," in text else None
+    excel_decimal = ";" in text and _DECIMAL_COMMA.search(text) is not None
+    delim = "\t" if ext == ".tsv" else \
+        "," if ext == ".csv" and "," in text and not excel_decimal else None
     rows, arms, cells = parse_table_cells(text, origin, delim)
     return ParsedTable(np.array(rows, dtype=np.float64), arms, None, origin, path,
                        written=cells)
@@ -603,6 +636,13 @@ def _apply_json_meta(M: PreferenceMatrix, table: ParsedTable) -> None:
         if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 0.5:
             raise MatrixFileError(f"{table.origin}: 'broken_ties' needs 'tie_epsilon' in "
                                   "(0, 1/2)")
+        V = M.values
+        for i, j in pairs:  # the record must describe the values, not just be well-formed
+            if not (0 <= i < j < M.K) or V[i, j] != 0.5 + float(eps):
+                raise MatrixFileError(
+                    f"{table.origin}: 'broken_ties' lists ({i}, {j}) but mu there is not "
+                    f"1/2 + tie_epsilon = {0.5 + float(eps)!r} (pairs i < j < K, as written by "
+                    "'to_dict')")
         M.broken_ties, M.tie_epsilon = pairs, float(eps)
     digest = meta.get("sha256")
     if digest is not None and digest != M.content_hash():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections import Counter
 from fractions import Fraction
 from typing import Any
@@ -136,6 +137,11 @@ def check_arm_names(arms: Any, K: int) -> tuple[str, ...] | None:
     if bad:
         raise InvalidMatrixError(f"arm names must be non-empty strings, got {bad[0]!r}", "arms")
     names = tuple(n.strip() for n in names)
+    ctrl = next((n for n in names if any(unicodedata.category(c) == "Cc" for c in n)), None)
+    if ctrl is not None:
+        raise InvalidMatrixError(f"arm name {ctrl!r} contains a control character (newline, "
+                                 "tab, ...): it would break tables and LaTeX; rename the arm",
+                                 "arms")
     counts = Counter(names)
     dups = sorted(n for n, c in counts.items() if c > 1)
     if dups:
@@ -215,12 +221,15 @@ def _check_scale(arr: np.ndarray, atol: float) -> None:
     if arr.ndim != 2 or K != arr.shape[1] or K < 2 or arr.min() < 0.0:
         return
     off = ~np.eye(K, dtype=bool)
-    if arr.max() > 1.0 and arr.max() <= 100.0 and \
+    integral = bool(np.all(arr == np.round(arr)))
+    diag50 = bool(np.all(np.abs(np.diag(arr) - 50.0) <= 100.0 * atol))
+    # 100 duels per pair also sum to 100: percentages need a diagonal of 50 or fractions
+    if arr.max() > 1.0 and arr.max() <= 100.0 and (diag50 or not integral) and \
             np.all(np.abs(arr + arr.T - 100.0)[off] <= 100.0 * atol):
         raise InvalidMatrixError(
             "entries look like percentages (in [0, 100] with mu_ij + mu_ji = 100): divide "
             "every entry by 100 (the diagonal is then 1/2)", "percentages")
-    if np.all(arr == np.round(arr)) and np.any((arr + arr.T)[off] != 1.0):
+    if integral and np.any((arr + arr.T)[off] != 1.0):
         raise InvalidMatrixError(
             "entries look like win counts (non-negative integers, mu_ij + mu_ji != 1), not "
             "probabilities: read the file as counts (CLI: --counts FILE; Python: "

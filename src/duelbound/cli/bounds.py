@@ -26,6 +26,7 @@ from duelbound.solvers.cstar import (
     CERTIFY_MAX_K,
     LP_MAX_K,
     METHODS,
+    estimate_seconds,
     lower_bound,
 )
 from duelbound.solvers.ecw import ecw_bound
@@ -232,9 +233,78 @@ def _write_certificate(path: str, M, lb) -> None:
           f"{out['upper_float']!r}]", file=sys.stderr)
 
 
+def _undefined_pairs(C) -> tuple[list, list]:
+    """(tied, never compared) pairs of win counts: where µ̂ has no tournament."""
+    N = C.pair_counts
+    W = C.wins
+    iu = zip(*np.triu_indices(C.K, 1))
+    tied, never = [], []
+    for i, j in iu:
+        if N[i, j] == 0:
+            never.append((int(i), int(j)))
+        elif W[i, j] == W[j, i]:
+            tied.append((int(i), int(j)))
+    return tied, never
+
+
+def _rough_time(K: int, draws: int) -> str:
+    """A rough up-front estimate when the draws will take a while: about one LP per draw
+    (every draw is a new tournament when many signs are uncertain), timed by
+    :func:`estimate_seconds`; the progress bar then gives the real pace."""
+    seconds = draws * estimate_seconds(K)
+    if seconds < 30:
+        return ""
+    return (f"; rough estimate {seconds / 60:.0f} min or more, about one LP per draw at "
+            f"K = {K} — --draws N trades time for Monte Carlo error")
+
+
+def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
+    """Counts whose plug-in µ̂ is undefined (ties, unobserved pairs): say which pairs, and
+    answer with the posterior interval instead (docs/uncertainty.md)."""
+    import sys
+
+    def named(pairs: list) -> str:
+        shown = ", ".join(f"{C.label(i)} vs {C.label(j)}" for i, j in pairs[:3])
+        return shown + (f" ... {len(pairs) - 3} more (see --json)" if len(pairs) > 3 else "")
+
+    why = [f"{len(tied)} pair(s) won equally often" if tied else "",
+           f"{len(never)} pair(s) never compared" if never else ""]
+    reason = " and ".join(w for w in why if w)
+    level = args.interval if args.interval is not None else 0.95
+    print(f"duelbound: the plug-in C* is undefined ({len(tied)} tied, {len(never)} never "
+          f"compared pair(s)); answering with the {level:g} posterior interval "
+          f"({args.draws} draws{_rough_time(C.K, args.draws)})", file=sys.stderr)
+    rep = lower_bound_interval(C, level=level, method="posterior", draws=args.draws,
+                               seed=args.seed, progress=True)
+    if args.json:
+        write_json({"plug_in": {"defined": False, "reason": reason,
+                                "tied": [list(p) for p in tied],
+                                "never_compared": [list(p) for p in never]},
+                    "interval": rep.to_dict()}, indent=2 if C.K <= _INDENT_MAX_K else None)
+    else:
+        print(f"plug-in C*: undefined — {reason}:")
+        if tied:
+            print(f"  tied: {named(tied)}")
+        if never:
+            print(f"  never compared: {named(never)}")
+        print("The posterior over the matrix is defined whatever the counts; its interval "
+              "follows.\n(--break-ties EPS would perturb the tied pairs instead; every "
+              "gap-dependent value would then be an artefact of EPS.)\n")
+        print(rep.render())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.certificate:
         check_output_path(args.certificate, option="--certificate")
+    counts = load_counts(args)
+    if counts is not None and args.break_ties is None:
+        tied, never = _undefined_pairs(counts)
+        if tied or never:
+            if args.certificate:
+                raise DuelboundError("no certificate: the plug-in matrix is undefined (tied or "
+                                     "never-compared pairs)")
+            return _interval_only(args, counts, tied, never)
     M = load_matrix(args)
     certify = True if args.symbolic and args.certify is None else args.certify
     if args.certificate:
@@ -255,7 +325,8 @@ def run(args: argparse.Namespace) -> int:
             raise DuelboundError("--interval needs win counts: --counts FILE or "
                                  "--comparisons FILE")
         rep = lower_bound_interval(counts, level=args.interval, method=args.interval_method,
-                                   draws=args.draws, seed=args.seed)
+                                   draws=args.draws, seed=args.seed,
+                                   break_ties=args.break_ties, progress=True)
     if args.json:
         out = {"matrix": M.to_dict(), "lower_bound": _named(M, lb), "ecw": ecw.to_dict()}
         if rep is not None:

@@ -10,10 +10,32 @@ from dataclasses import replace
 from typing import Any
 
 from duelbound.theory import datasets
-from duelbound.theory.counts import WinCounts, read_comparisons, read_counts
+from duelbound.theory.counts import DRAW_POLICIES, WinCounts, read_comparisons, read_counts
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.io import read_matrix
 from duelbound.theory.matrix import PreferenceMatrix
+
+#: Width of the lists in text outputs (the whole line stays under ~120 characters).
+LIST_WIDTH = 100
+
+
+def clip(items: list[str], sep: str = ", ", full: bool = False, width: int = LIST_WIDTH) -> str:
+    """Join ``items`` up to ``width`` characters, then "… N more (--json / --full)".
+
+    Whole items only, so a long arm name is never cut into something that looks like
+    another arm.
+    """
+    if full:
+        return sep.join(items)
+    out: list[str] = []
+    used = 0
+    for k, item in enumerate(items):
+        add = len(item) + (len(sep) if out else 0)
+        if out and used + add > width:
+            return sep.join(out) + f"{sep}… {len(items) - k} more (--json / --full)"
+        out.append(item)
+        used += add
+    return sep.join(out)
 
 
 def horizon(text: str) -> int:
@@ -54,8 +76,12 @@ def add_matrix_arguments(parser: argparse.ArgumentParser, many: bool = False) ->
     parser.add_argument("--comparisons", metavar="FILE", action="append" if many else "store",
                         default=[] if many else None,
                         help="comparison log, one duel per line: CSV/TSV with header "
-                             "winner,loser[,count] or arm_a,arm_b,outcome[,count], or JSON "
-                             f"Lines{extra}")
+                             "winner,loser[,count], arm_a,arm_b,outcome[,count] or the LMSYS "
+                             f"export model_a,model_b,winner; or JSON Lines{extra}")
+    parser.add_argument("--draw-policy", choices=DRAW_POLICIES, default="half",
+                        help="draws in a --comparisons log (outcome draw/tie, LMSYS 'tie', "
+                             "'tie (bothbad)'): 1/2 win to each arm (default, the Elo "
+                             "convention), dropped, or an error")
     parser.add_argument("--name", metavar="NAME", default=None,
                         help="name of the matrix in the output (overrides the file's name)")
     parser.add_argument("--break-ties", type=float, metavar="EPS", default=None,
@@ -75,7 +101,8 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
     cached = getattr(args, "_win_counts", None)
     if cached is None:
         cached = [read_counts(f) for f in _listed(args, "counts")]
-        cached += [read_comparisons(f) for f in _listed(args, "comparisons")]
+        policy = getattr(args, "draw_policy", "half")
+        cached += [read_comparisons(f, draw_policy=policy) for f in _listed(args, "comparisons")]
         for C in cached:
             for note in C.notes:
                 sys.stderr.write(f"duelbound: note: {C.name}: {note}\n")

@@ -24,6 +24,7 @@ from .common import (
     PLOT_EXTENSIONS,
     add_matrix_arguments,
     check_output_path,
+    clip,
     load_matrix,
     write_json,
 )
@@ -37,28 +38,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--plot", metavar="FILE", help="draw the tournament (.png/.svg/.pdf)")
+    parser.add_argument("--full", action="store_true",
+                        help="print every list in full (default: clipped to ~100 characters)")
 
 
-def _arms(M: PreferenceMatrix, idx: Sequence[int]) -> str:
-    """A list of arms: ``[0, 2]``, or ``a, c  [0, 2]`` when the arms are named."""
-    if M.arms is None:
-        return str(list(idx))
-    return f"{', '.join(M.label(i) for i in idx)}  {list(idx)}"
-
-
-def format_structure(s: st.Structure, M: PreferenceMatrix | None = None) -> str:
-    """The readable summary; with ``M`` given, arms are shown by name as well as index."""
+def _arms(M: PreferenceMatrix | None, idx: Sequence[int], full: bool = False) -> str:
+    """A list of arms: ``0, 2``, or ``a, c  [0, 2]`` when the arms are named (clipped)."""
     if M is None or M.arms is None:
-        cw = "none" if s.condorcet_winner is None else str(s.condorcet_winner)
-        losses, winners, top = str(s.losses), str(s.copeland_winners), str(s.top_cycle)
-        path = " > ".join(map(str, s.hamiltonian_path))
-        broken = str(s.broken_ties)
-    else:
-        cw = "none" if s.condorcet_winner is None else _arms(M, [s.condorcet_winner])
-        losses = ", ".join(f"{M.label(i)} {v}" for i, v in enumerate(s.losses))
-        winners, top = _arms(M, s.copeland_winners), _arms(M, s.top_cycle)
-        path = " > ".join(M.label(i) for i in s.hamiltonian_path)
-        broken = ", ".join(M.pair_label(i, j) for i, j in s.broken_ties)
+        return "[" + clip([str(i) for i in idx], full=full) + "]"
+    return f"{clip([M.label(i) for i in idx], full=full)}  [{clip([str(i) for i in idx])}]"
+
+
+def format_structure(s: st.Structure, M: PreferenceMatrix | None = None,
+                     full: bool = False) -> str:
+    """The readable summary; with ``M`` given, arms are shown by name as well as index.
+
+    Lists are clipped to ~100 characters ("… N more"; ``full`` shows everything); above
+    K = 12 the losses are sorted, fewest first (what matters: who is near the top).
+    """
+    def label(i: int) -> str:
+        return M.label(i) if M is not None and M.arms is not None else str(i)
+
+    order = sorted(range(s.K), key=lambda i: (s.losses[i], i)) if s.K > 12 else range(s.K)
+    named = M is not None and M.arms is not None
+    losses = clip([f"{label(i)} ({s.losses[i]})" if named or s.K > 12 else str(s.losses[i])
+                   for i in order], full=full)
+    if s.K <= 12 and not named:
+        losses = f"[{losses}]"
+    elif s.K > 12:
+        losses += "  (arm (losses), fewest first)"
+    cw = "none" if s.condorcet_winner is None else \
+        _arms(M, [s.condorcet_winner]) if named else str(s.condorcet_winner)
+    winners, top = _arms(M, s.copeland_winners, full), _arms(M, s.top_cycle, full)
+    path = clip([label(i) for i in s.hamiltonian_path], " > ", full)
+    broken = clip([M.pair_label(i, j) if M is not None else f"({i},{j})"
+                   for i, j in s.broken_ties], full=full)
     lines = [
         f"matrix            {s.name or '-'}  (K = {s.K})",
         f"losses L          {losses}",
@@ -101,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(structure_json(s, M))
     else:
-        print(format_structure(s, M), flush=True)
+        print(format_structure(s, M, full=args.full), flush=True)
     if args.plot:  # after the results: a late write failure does not lose them
         from duelbound.theory.draw import draw_tournament
 

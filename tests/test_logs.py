@@ -1,0 +1,182 @@
+"""Comparison logs as people export them (issue 22): draws, the LMSYS columns, tied and
+never-compared pairs, and readers that hold under malformed real files.
+
+Logs are generated here (seeded Bradley–Terry battles with Zipf-like popularity and draws);
+expected counts are tallied independently with collections.Counter.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from duelbound.theory.counts import WinCounts, read_comparisons, read_counts, write_counts
+from duelbound.theory.errors import DuelboundError, MatrixFileError
+from duelbound.theory.io import read_matrix
+
+DRAWS = ("tie", "tie (bothbad)")
+
+
+def arena_log(path, K: int, n: int, seed: int, draw: float = 0.15, lmsys: bool = True,
+              popularity: float = 1.1) -> list[tuple[str, str, str]]:
+    """A seeded arena-style log: Elo 900–1300, Zipf popularity, a share of draws."""
+    rng = np.random.default_rng(seed)
+    elo = rng.uniform(900, 1300, K)
+    pop = 1.0 / np.arange(1, K + 1) ** popularity
+    pop /= pop.sum()
+    names = [f"model-{i:03d}-2024-0{1 + i % 9}-1{i % 10}" for i in range(K)]
+    rows = []
+    for _ in range(n):
+        a, b = rng.choice(K, 2, replace=False, p=pop)
+        p = 1.0 / (1.0 + 10 ** ((elo[b] - elo[a]) / 400))
+        u = rng.random()
+        out = DRAWS[int(rng.random() < 0.3)] if u < draw else \
+            ("model_a" if rng.random() < p else "model_b")
+        rows.append((names[a], names[b], out))
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model_a", "model_b", "winner"] if lmsys else ["arm_a", "arm_b", "outcome"])
+        for a, b, out in rows:
+            w.writerow([a, b, out if lmsys else {"model_a": a, "model_b": b}.get(out, "draw")])
+    return rows
+
+
+def _expected(rows, policy: str) -> tuple[Counter, Counter]:
+    wins: Counter = Counter()
+    draws: Counter = Counter()
+    for a, b, out in rows:
+        if out in DRAWS:
+            draws[frozenset((a, b))] += 1
+        else:
+            wins[(a, b) if out == "model_a" else (b, a)] += 1
+    return wins, draws
+
+
+@pytest.mark.parametrize("policy", ["half", "drop"])
+@pytest.mark.parametrize("lmsys", [True, False])
+def test_draws_follow_the_policy_in_both_log_forms(tmp_path, policy, lmsys):
+    rows = arena_log(tmp_path / "log.csv", 6, 400, seed=1, lmsys=lmsys)
+    C = read_comparisons(tmp_path / "log.csv", draw_policy=policy)
+    wins, draws = _expected(rows, policy)
+    pos = {a: i for i, a in enumerate(C.arms)}
+    for a in C.arms:
+        for b in C.arms:
+            if a == b:
+                continue
+            want = Fraction(wins[a, b]) + (Fraction(draws[frozenset((a, b))], 2)
+                                           if policy == "half" else 0)
+            assert Fraction(float(C.wins[pos[a], pos[b]])) == want
+    n_draws = sum(draws.values())
+    assert any(f"{n_draws} draw(s)" in note for note in C.notes), C.notes
+
+
+def test_refuse_policy_names_the_line_and_the_options(tmp_path):
+    arena_log(tmp_path / "log.csv", 4, 50, seed=2, draw=0.5)
+    with pytest.raises(MatrixFileError, match=r"line \d+: a draw .*--draw-policy"):
+        read_comparisons(tmp_path / "log.csv", draw_policy="refuse")
+    with pytest.raises(DuelboundError, match="unknown draw policy"):
+        read_comparisons(tmp_path / "log.csv", draw_policy="split")
+
+
+def test_a_log_and_its_counts_give_identical_results(tmp_path):
+    arena_log(tmp_path / "log.csv", 5, 3000, seed=3, popularity=0.2)
+    C = read_comparisons(tmp_path / "log.csv")
+    write_counts(C, tmp_path / "counts.json")
+    D = read_counts(tmp_path / "counts.json")
+    assert D == C and np.array_equal(C.matrix().values, D.matrix().values)
+    outs = []
+    for src in (["--comparisons", str(tmp_path / "log.csv")],
+                ["--counts", str(tmp_path / "counts.json")]):
+        run = subprocess.run([sys.executable, "-m", "duelbound", "bounds", *src, "--json"],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        outs.append(json.loads(run.stdout)["lower_bound"]["value"])
+    assert outs[0] == outs[1]
+
+
+def test_tied_and_unobserved_pairs_get_the_posterior_answer_not_an_error(tmp_path):
+    """K = 30 from 3 000 battles: dozens of pairs tied or never compared.  bounds exits 0,
+    names the pairs that make the plug-in undefined, and gives the interval."""
+    arena_log(tmp_path / "k30.csv", 30, 3000, seed=4)
+    C = read_comparisons(tmp_path / "k30.csv")
+    N, W = C.pair_counts, C.wins
+    iu = np.triu_indices(30, 1)
+    assert (N[iu] == 0).any() and ((W[iu] == W.T[iu]) & (N[iu] > 0)).any()
+    run = subprocess.run([sys.executable, "-m", "duelbound", "bounds", "--comparisons",
+                          str(tmp_path / "k30.csv"), "--draws", "40", "--json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["plug_in"]["defined"] is False
+    assert len(out["plug_in"]["never_compared"]) == int((N[iu] == 0).sum())
+    assert out["interval"]["cstar"]["lower"] > 0
+    text = subprocess.run([sys.executable, "-m", "duelbound", "bounds", "--comparisons",
+                           str(tmp_path / "k30.csv"), "--draws", "40"],
+                          capture_output=True, text=True)
+    assert text.returncode == 0 and "plug-in C*: undefined" in text.stdout
+    assert "never compared:" in text.stdout and "95% interval" in text.stdout
+
+
+def test_break_ties_on_counts_reaches_the_interval_plug_in():
+    W = np.array([[0, 6, 9], [6, 0, 7], [2, 4, 0]])   # (0, 1) tied 6 : 6
+    from duelbound.solvers.interval import lower_bound_interval
+
+    rep = lower_bound_interval(WinCounts(W), draws=20, break_ties=1e-3)
+    assert rep.cstar.plug_in is not None and rep.winners is not None
+    assert any("broken by EPS = 0.001" in n for n in rep.notes)
+
+
+# -- readers under real files: one line, exit 2 ------------------------------------------------
+CASES = {
+    "space_in_cell.csv": ("0.5,0.7 0.6\n0.3,0.5,0.2\n0.4,0.8,0.5\n", "two numbers in one cell"),
+    "stray_quote.csv": ('a,b\n"' + "x" * 200_000 + "\n", "unbalanced quote"),
+    "dup.json": ('{"matrix": [[0.5, 0.6], [0.4, 0.5]], "matrix": [[0.5, 0.4], [0.6, 0.5]]}',
+                 "appears twice"),
+    "dup_arms.json": ('{"matrix": [[0.5, 0.6], [0.4, 0.5]], "arms": ["a", "b"], '
+                      '"arms": ["c", "d"]}', "appears twice"),
+    "bad_ties.json": ('{"matrix": [[0.5, 0.6], [0.4, 0.5]], "broken_ties": [[0, 5]], '
+                      '"tie_epsilon": 0.1}', "broken_ties"),
+    "newline_name.json": ('{"matrix": [[0.5, 0.6], [0.4, 0.5]], "arms": ["a\\nb", "c"]}',
+                          "control character"),
+    "counts100.txt": ("0 60 70\n40 0 55\n30 45 0\n", "look like win counts"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_malformed_real_files_give_one_line(tmp_path, name):
+    text, reason = CASES[name]
+    f = tmp_path / name
+    f.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "duelbound", "structure", str(f)],
+                         capture_output=True, text=True)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and reason in lines[0], run.stderr
+
+
+def test_stray_quote_in_a_log_gives_one_line(tmp_path):
+    f = tmp_path / "log.csv"
+    f.write_text('winner,loser\n"' + "y" * 200_000 + "\n")
+    with pytest.raises(MatrixFileError, match="unbalanced quote"):
+        read_comparisons(f)
+
+
+def test_excel_decimal_commas_are_read(tmp_path):
+    f = tmp_path / "excel.csv"
+    f.write_text("0,5;0,7;0,6\n0,3;0,5;0,2\n0,4;0,8;0,5\n")
+    M = read_matrix(f)
+    assert M.values[0, 1] == 0.7 and M.exact_as_written()[0][0][1] == Fraction(7, 10)
+
+
+def test_latex_shields_names_that_look_like_optional_arguments():
+    from duelbound.solvers.tables import latex_data, latex_escape
+
+    assert latex_data("[v2] model").startswith("{}[")
+    assert latex_data("*star").startswith("{}*")
+    assert latex_escape("a\x07b") == "a?b"
