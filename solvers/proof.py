@@ -14,8 +14,10 @@ statement about the **true** C* of the matrix as the user wrote it
   with w_p = max(0, (Aᵀy)_p − c⁻_p) the pair (y, w) is feasible for every cost between the
   bounds: C*_{i1} ≥ Σ y − Σ w (weak duality).
 
-C* = min over the Copeland winners, so C* ∈ [min_i lower_i, min_i upper_i].  Every number
-is a short dyadic or small-denominator rational, so an independent checker needs only
+C* = min over the Copeland winners, so C* ∈ [min_i lower_i, min_i upper_i].  ECW-RMED's
+C^E* needs no dual: its sorted-threshold value ([K16] Theorem 5) is an LP minimum, hence
+non-decreasing in every cost, and evaluated exactly at c⁻ and at c⁺ it encloses itself.
+Every number is a short dyadic or small-denominator rational, so an independent checker needs only
 exact rational arithmetic and a logarithm enclosure: the document format is
 docs/certificates.md, the checker ``duelbound.checks.proof`` (it imports no solver).
 """
@@ -32,7 +34,8 @@ from duelbound.theory.kl import kl_half_enclosure
 
 from .certificate import ConstraintCheck
 
-__all__ = ["FORMAT", "VERSION", "Enclosure", "enclose", "float_below", "float_above"]
+__all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
+           "float_below", "float_above"]
 
 FORMAT = "duelbound-cstar-certificate"
 VERSION = 1
@@ -101,7 +104,13 @@ class Enclosure:
     losses: list[int]
     pairs: dict[tuple[int, int], tuple[Fraction, Fraction, Fraction, Fraction]]
     per_winner: dict[int, WinnerProof]
+    ecw: dict[int, tuple[Fraction, Fraction]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ecw_bracket(self) -> tuple[Fraction, Fraction]:
+        """C^E* = min over winners ∈ [min lower, min upper]."""
+        return (min(v[0] for v in self.ecw.values()), min(v[1] for v in self.ecw.values()))
 
     @property
     def lower_float(self) -> float:
@@ -128,6 +137,8 @@ class Enclosure:
             "per_winner": {str(i): {"lower": float_below(p.lower),
                                     "upper": float_above(p.upper)}
                            for i, p in self.per_winner.items()},
+            "ecw": {"lower": float_below(self.ecw_bracket[0]),
+                    "upper": float_above(self.ecw_bracket[1])} if self.ecw else None,
         }
 
     def document(self) -> dict[str, Any]:
@@ -144,7 +155,70 @@ class Enclosure:
             "per_winner": [p.to_dict() for _, p in sorted(self.per_winner.items())],
             "claim": {"lower": _q(self.lower), "upper": _q(self.upper),
                       "lower_float": self.lower_float, "upper_float": self.upper_float},
+            "ecw": {"per_winner": [{"winner": i, "lower": _q(lo), "upper": _q(hi)}
+                                   for i, (lo, hi) in sorted(self.ecw.items())],
+                    "lower": _q(self.ecw_bracket[0]), "upper": _q(self.ecw_bracket[1]),
+                    "lower_float": float_below(self.ecw_bracket[0]),
+                    "upper_float": float_above(self.ecw_bracket[1])},
         }
+
+
+class CostBounds:
+    """Dyadic bounds c⁻ ≤ r/d ≤ c⁺ on the cost of each pair, from a rigorous enclosure of
+    d(µ, ½) (computed once per pair, on demand; pairs of two winners cost 0)."""
+
+    def __init__(self, mu: list[list[Fraction]], L: list[int]):
+        self.mu, self.L, self.l1 = mu, L, min(L)
+        self.den = 2 * (len(mu) - 1)
+        self.table: dict[tuple[int, int], tuple[Fraction, Fraction, Fraction, Fraction]] = {}
+
+    def of(self, a: int, b: int) -> tuple[Fraction, Fraction]:
+        a, b = min(a, b), max(a, b)
+        r = Fraction(self.L[a] + self.L[b] - 2 * self.l1, self.den)
+        if r == 0:
+            return Fraction(0), Fraction(0)
+        if (a, b) not in self.table:
+            dl, dh = kl_half_enclosure(self.mu[a][b], BITS + 20)
+            dl, dh = _dyadic(dl, BITS + 10, up=False), _dyadic(dh, BITS + 10, up=True)
+            self.table[a, b] = (dl, dh, _dyadic(r / dh, BITS, up=False),
+                                _dyadic(r / dl, BITS, up=True))
+        return self.table[a, b][2], self.table[a, b][3]
+
+
+def _threshold(c: list[Fraction], m: int) -> Fraction:
+    """[K16] Theorem 5 in exact arithmetic: min over e ≥ 0 with every m-subset summing to
+    ≥ 1 of Σ c e = min_{h > n−m} (sum of the h smallest c) / (h − (n − m))."""
+    n = len(c)
+    if n < m or m < 1:
+        return Fraction(0)
+    k, acc, best = n - m, Fraction(0), None
+    for h, v in enumerate(sorted(c), start=1):
+        acc += v
+        if h > k and (best is None or acc / (h - k) < best):
+            best = acc / (h - k)
+    return best if best is not None else Fraction(0)
+
+
+def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
+                  costs: CostBounds) -> tuple[Fraction, Fraction]:
+    """[lo, hi] ∋ C^E*_{i1} ([K16] §4.2, Theorem 5; docs/math.md §6).
+
+    C^E*_{i1} = Σ_{j∈I_{i1}} c_{i1 j} + Σ_{i2≠i1} threshold(c_{j i2}, j ∈ S_{i2} minus i1;
+    m = L_{i2} − L1 + 1) is the minimum of an LP with non-negative variables, hence
+    non-decreasing in every cost: evaluated exactly at the cost bounds c⁻ and c⁺ it
+    encloses the value at the true costs.
+    """
+    half, K = Fraction(1, 2), len(mu)
+    out = []
+    for end in (0, 1):
+        total = sum((costs.of(i1, j)[end] for j in range(K) if mu[i1][j] > half), Fraction(0))
+        for i2 in range(K):
+            if i2 != i1:
+                c = [costs.of(j, i2)[end] for j in range(K)
+                     if j not in (i1, i2) and mu[i2][j] < half]
+                total += _threshold(c, L[i2] - min(L) + 1)
+        out.append(total)
+    return out[0], out[1]
 
 
 def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerProof:
@@ -205,19 +279,8 @@ def enclose(M, solves: dict, internal: dict, mu_written=None) -> Enclosure | Non
     winners = [i for i in range(K) if L[i] == l1]
     if sorted(solves) != winners:
         raise AssertionError("the written matrix has another tournament than the floats")
-    den = 2 * (K - 1)
-    table: dict[tuple[int, int], tuple[Fraction, Fraction, Fraction, Fraction]] = {}
-
-    def cost_of(a: int, b: int) -> tuple[Fraction, Fraction]:
-        r = Fraction(L[a] + L[b] - 2 * l1, den)
-        if r == 0:
-            return Fraction(0), Fraction(0)
-        if (a, b) not in table:
-            dl, dh = kl_half_enclosure(mu[a][b], BITS + 20)
-            dl, dh = _dyadic(dl, BITS + 10, up=False), _dyadic(dh, BITS + 10, up=True)
-            table[a, b] = (dl, dh, _dyadic(r / dh, BITS, up=False), _dyadic(r / dl, BITS, up=True))
-        return table[a, b][2], table[a, b][3]
-
+    costs = CostBounds(mu, L)
+    cost_of = costs.of
     per = {}
     mu_float = M.values
     for i1, ws in solves.items():
@@ -225,4 +288,5 @@ def enclose(M, solves: dict, internal: dict, mu_written=None) -> Enclosure | Non
         per[i1] = _winner_proof(i1, ws.px, internal[i1]["certificate"], check, cost_of)
     lower = min(p.lower for p in per.values())
     upper = min(p.upper for p in per.values())
-    return Enclosure(lower, upper, source, mu, winners, L, table, per)
+    ecw = {i1: ecw_enclosure(mu, L, i1, costs) for i1 in winners}
+    return Enclosure(lower, upper, source, mu, winners, L, costs.table, per, ecw=ecw)

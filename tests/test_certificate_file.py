@@ -303,3 +303,32 @@ def test_break_ties_below_binary64_resolution_is_refused():
         datasets.load("arxiv6", break_ties=1e-17)
     M = datasets.load("arxiv6", break_ties=2.0 ** -53)
     assert all(M.values[i, j] != 0.5 for i, j in M.broken_ties)
+
+
+# -- C^E*: the sorted-threshold value at the cost bounds ---------------------------------------
+def test_ecw_enclosure_contains_the_closed_form_and_tampering_is_rejected(cyclic_doc):
+    mpmath.mp.dps = 60
+    exact = 1 / _kl_mp(Fraction(3, 5))  # [K16] App. C: C^E* = 1/d(0.6, 1/2)
+    lo, hi = (Fraction(cyclic_doc["ecw"][k]) for k in ("lower", "upper"))
+    assert _mp(lo) <= exact <= _mp(hi) and (hi - lo) / lo < Fraction(1, 10**25)
+    _rejects(cyclic_doc, lambda d: d["ecw"]["per_winner"][0].update(
+        lower=str(Fraction(d["ecw"]["per_winner"][0]["lower"]) * Fraction(101, 100))),
+        "sorted-threshold value")
+    _rejects(cyclic_doc, lambda d: d["ecw"].update(upper_float=math.nextafter(
+        d["ecw"]["upper_float"], math.inf)), r"ecw.upper_float")
+
+
+@settings(max_examples=10)
+@given(_matrices())
+def test_ecw_enclosure_contains_the_float_bound_of_the_same_rationals(M):
+    """On matrices written as their own binary floats the float C^E* is computed on the
+    same rationals: the enclosure must contain it up to its rounding (1e-12 relative)."""
+    from duelbound.solvers import ecw_bound
+
+    M = M.with_written([[str(Fraction(float(v))) for v in row] for row in M.values])
+    res = lower_bound(M, certify=True)
+    if res.proof is None:
+        return
+    enc = res.enclosure["ecw"]
+    v = ecw_bound(M).value
+    assert enc["lower"] * (1 - 1e-12) <= v <= enc["upper"] * (1 + 1e-12)

@@ -254,19 +254,55 @@ def _check(doc: dict, bits: int) -> dict:
     proven = [_check_winner(entries[i], i, K, L, l2, inferiors, superiors, cost)
               for i in winners]
     lower, upper = min(p[0] for p in proven), min(p[1] for p in proven)
-    claim = doc.get("claim", {})
+    claim = _claimed(doc.get("claim", {}), "claim", lower, upper)
+    # C^E* ([K16] Theorem 5): an LP minimum, non-decreasing in every cost, so its exact
+    # values at the cost bounds c- and c+ enclose it; no dual is needed
+    ecw = doc.get("ecw", {})
+    stated = {e.get("winner"): e for e in ecw.get("per_winner", [])}
+    if sorted(stated) != winners:
+        raise CertificateError(f"ecw.per_winner: one entry per Copeland winner {winners} needed")
+    brackets = []
+    for i1 in winners:
+        got = [_ecw_value(i1, end, K, L, inferiors, superiors, cost) for end in (0, 1)]
+        for name, g in zip(("lower", "upper"), got):
+            if _frac(stated[i1].get(name), f"ecw[{i1}].{name}") != g:
+                raise CertificateError(f"ecw[{i1}].{name} is not the sorted-threshold value "
+                                       f"at the {name} cost bounds ({float(g):.17g})")
+        brackets.append(got)
+    ecw_claim = _claimed(ecw, "ecw", min(b[0] for b in brackets), min(b[1] for b in brackets))
+    return {"K": K, "winners": winners, "lower": str(lower), "upper": str(upper),
+            "lower_float": claim["lower_float"], "upper_float": claim["upper_float"],
+            "ecw_lower_float": ecw_claim["lower_float"],
+            "ecw_upper_float": ecw_claim["upper_float"]}
+
+
+def _claimed(section: dict, where: str, lower: Fraction, upper: Fraction) -> dict:
+    """The stated bracket must be exactly what was proven, and its floats the outward
+    roundings (a claim one ulp weaker is rejected too)."""
     for name, got, rnd in (("lower", lower, -1), ("upper", upper, 1)):
-        said = _frac(claim.get(name), f"claim.{name}")
-        f = claim.get(f"{name}_float")
+        said = _frac(section.get(name), f"{where}.{name}")
+        f = section.get(f"{name}_float")
         if said != got:
-            raise CertificateError(f"claim.{name} = {float(said):.17g} but the certificate "
+            raise CertificateError(f"{where}.{name} = {float(said):.17g} but the certificate "
                                    f"proves {float(got):.17g}")
         if not isinstance(f, float) or (Fraction(f) - got) * rnd < 0 or \
                 (Fraction(_next(f, -rnd)) - got) * rnd >= 0:
-            raise CertificateError(f"claim.{name}_float = {f!r} is not {name} rounded "
+            raise CertificateError(f"{where}.{name}_float = {f!r} is not {name} rounded "
                                    f"{'down' if rnd < 0 else 'up'} to binary64")
-    return {"K": K, "winners": winners, "lower": str(lower), "upper": str(upper),
-            "lower_float": claim["lower_float"], "upper_float": claim["upper_float"]}
+    return section
+
+
+def _ecw_value(i1, end, K, L, inferiors, superiors, cost) -> Fraction:
+    """C^E*_{i1} at the cost bounds ``end`` (0: c-, 1: c+): the inferiors' costs plus, per
+    rival i2, min over h of (the h smallest costs of S_{i2} minus i1) / (h - (n - m))."""
+    total = sum((cost(i1, j, "ecw")[end] for j in inferiors[i1]), Fraction(0))
+    for i2 in (i for i in range(K) if i != i1):
+        c = sorted(cost(j, i2, "ecw")[end] for j in superiors[i2] if j != i1)
+        n, m = len(c), L[i2] - L[i1] + 1
+        if 1 <= m <= n:
+            sums = [sum(c[:h]) for h in range(n - m + 1, n + 1)]
+            total += min(v / (h + 1) for h, v in enumerate(sums))
+    return total
 
 
 def _next(f: float, direction: int) -> float:

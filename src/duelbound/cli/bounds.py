@@ -159,6 +159,9 @@ def format_bounds(M, lb, ecw) -> str:
         lines.append(f"C*   in [{enc['lower']!r}, {enc['upper']!r}]   certified enclosure of "
                      f"the true C* of the matrix {what} (relative width "
                      f"{enc['relative_width']:.2g})")
+    if enc and enc.get("ecw"):
+        lines.append(f"C^E* in [{enc['ecw']['lower']!r}, {enc['ecw']['upper']!r}]   certified "
+                     f"enclosure (sorted threshold at the cost bounds, [K16] Theorem 5)")
     lines.append(f"C*   = {lb.value:.12g}   (minimising winner {_labels(M, lb.winners)}; "
                  "[K16] Theorem 2)")
     lines.append(f"C^E* = {ecw.value:.12g}   (minimising winner {_labels(M, ecw.winners)}; "
@@ -318,6 +321,11 @@ def run(args: argparse.Namespace) -> int:
             raise DuelboundError(f"no certificate written: {lb.certificate.get('message')}")
         _write_certificate(args.certificate, M, lb)
     ecw = ecw_bound(M)
+    enc = (lb.enclosure or {}).get("ecw")
+    if enc:  # the printed C^E* lies inside its printed bracket (the float value may not)
+        ecw.per_winner = {i: min(max(v, enc["lower"]), enc["upper"]) if i in ecw.winners
+                          else v for i, v in ecw.per_winner.items()}
+        ecw.value = min(max(ecw.value, enc["lower"]), enc["upper"])
     rep = None
     if args.interval is not None:
         counts = load_counts(args)
