@@ -37,6 +37,7 @@ from duelbound.theory.errors import DuelboundError
 from .common import (
     add_matrix_arguments,
     check_output_path,
+    clip,
     load_counts,
     load_matrix,
     write_atomically,
@@ -176,19 +177,24 @@ def format_bounds(M, lb, ecw) -> str:
     lines.extend(f"solver note: {n}" for n in sorted(notes))
     q = lb.allocation
     pairs = [(i, j, q[i, j]) for i in range(M.K) for j in range(i + 1, M.K) if q[i, j] > 1e-12]
+    if M.K > 12:  # what matters first: the pairs that need the most duels
+        pairs.sort(key=lambda p: -p[2])
     lines.append("")
     lines.append(f"optimal allocation of winner {M.label(lb.winners[0])} (N_ij / log T = q*_ij, "
-                 "x = q*·d):")
-    lines.append(f"{'pair':>10} {'N_ij/log T':>14} {'x_ij':>10}")
-    for i, j, v in pairs[:_MAX_PAIRS_SHOWN]:
-        lines.append(f"{M.pair_label(i, j):>10} {v:>14.8g} {lb.evidence[i, j]:>10.6g}")
+                 "x = q*·d)" + (", largest first:" if M.K > 12 else ":"))
+    shown = pairs[:_MAX_PAIRS_SHOWN]
+    width = min(max([len(M.pair_label(i, j)) for i, j, _ in shown] + [10]), 70)
+    lines.append(f"{'pair':>{width}} {'N_ij/log T':>14} {'x_ij':>10}")
+    for i, j, v in shown:
+        lines.append(f"{M.pair_label(i, j):>{width}} {v:>14.8g} {lb.evidence[i, j]:>10.6g}")
     if len(pairs) > _MAX_PAIRS_SHOWN:
         lines.append(f"  ... {len(pairs) - _MAX_PAIRS_SHOWN} more pairs (see --json)")
     tight = lb.tight[lb.winners[0]]
     lines.append(f"tight constraints: {len(tight)} (i1, i2, l, I, S), e.g.")
     for c in tight[:5]:
-        lines.append(f"  i1={M.label(c.i1)} i2={M.label(c.i2)} l={c.l} I={_labels(M, c.I)} "
-                     f"S={_labels(M, c.S)}")
+        lines.append(f"  i1={M.label(c.i1)} i2={M.label(c.i2)} l={c.l} "
+                     f"I=[{clip([M.label(j) for j in c.I], width=40)}] "
+                     f"S=[{clip([M.label(j) for j in c.S], width=40)}]")
     return "\n".join(lines)
 
 
