@@ -42,6 +42,7 @@ from duelbound.theory import tournament as st
 from duelbound.theory.errors import DuelboundError, UnknownNameError
 from duelbound.theory.kl import kl_symbolic
 
+from .exact_lp import MAX_ROWS, MAX_VARIABLES, solve_exact
 from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
@@ -689,11 +690,49 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         cert = _basis_certificate(model, sol, c)
         route = "basis-after-rowgen"
         res = verify(M, i1, px, cert, c) if cert is not None else {"status": "failed"}
+    if res["status"] != "exact":  # near-ties the float LP cannot rank: an exact simplex
+        alt = _exact_simplex_certificate(M, i1, ws, c)
+        if alt is not None:
+            alt_res = verify(M, i1, px, alt, c)
+            if alt_res["status"] == "exact":
+                cert, res, route = alt, alt_res, "exact-simplex"
     if res["status"] != "exact":
         cert = _interval_certificate(M, i1, px, model, sol)
         res = verify(M, i1, px, cert, c)
         route = "interval"
     return _finish(res, cert, route, t0)
+
+
+def _exact_simplex_certificate(M, i1, ws, c: list[Fraction], max_rounds: int = 60
+                               ) -> Certificate | None:
+    """Row generation around :func:`~duelbound.solvers.exact_lp.solve_exact`: the explicit
+    LP of the rows tight at the float x*, solved exactly, then the rows its optimum
+    violates (oracle, every family) added until none is; small LPs only."""
+    px = ws.px
+    P = px.pairs.shape[0]
+    if P > MAX_VARIABLES:
+        return None
+    mu = np.ascontiguousarray(M.values)
+    _, start = violated_rows(mu, i1, px, px.symmetric(ws.x), -1e-7, ties=INITIAL_TIE_ROWS)
+    rows = list({tuple(sorted(int(v) for v in r)): None for r in start})
+    for _ in range(max_rounds):
+        if len(rows) > MAX_ROWS:
+            return None
+        out = solve_exact([list(r) for r in rows], c)
+        if out is None:
+            return None
+        x, y = out
+        lhs, _ = exact_min_lhs(mu, i1, _to_matrix(px, x, M.K))
+        if lhs >= 1:
+            return Certificate(x, y, None, [list(r) for r in rows])
+        xf = px.symmetric(np.array([float(v) for v in x]))
+        new = [tuple(sorted(int(v) for v in r)) for tol in (1e-12, -1e-12)
+               for r in violated_rows(mu, i1, px, xf, tol, ties=TIE_ROWS)[1]]
+        new = [r for r in dict.fromkeys(new) if r not in set(rows)]
+        if not new:
+            return None
+        rows.extend(new)
+    return None
 
 
 def _narrow(res: dict[str, Any]) -> bool:
