@@ -75,6 +75,7 @@ def test_interval_fallback_brackets_the_value(monkeypatch):
     exact = lower_bound(M, certify=True)
     assert exact.certificate["status"] == "exact"
     monkeypatch.setattr(cm, "_basis_certificate", lambda *a, **k: None)
+    monkeypatch.setattr(cm, "_exact_simplex_certificate", lambda *a, **k: None)
     res = lower_bound(M, certify=True)
     cert = res.certificate
     assert cert["status"] == "interval"
@@ -270,3 +271,14 @@ def test_cli_labels_the_winners_certified_by_a_lower_bound_only(capsys):
     assert len(notes) == 2 and all("not the minimum" in ln for ln in notes)
     assert "C*_2 certified within" not in out  # winner 2 is the minimum, certified exactly
     assert "certificate: exact for the float-rounded LP" in out
+
+
+def test_exact_simplex_route_certifies_when_no_basis_is_available(monkeypatch):
+    """Without any float basis the exact simplex (small LPs) still proves C* exactly."""
+    M = generators.random_matrix(8, 11)
+    want = lower_bound(M, certify=True).certificate["lower_float"]
+    monkeypatch.setattr(cm, "_basis_certificate", lambda *a, **k: None)
+    res = lower_bound(M, certify=True)
+    routes = {v["route"] for v in res.certificate["per_winner"].values()}
+    assert res.certificate["status"] == "exact" and "exact-simplex" in routes
+    assert res.certificate["lower_float"] == want
