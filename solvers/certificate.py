@@ -691,11 +691,11 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         route = "basis-after-rowgen"
         res = verify(M, i1, px, cert, c) if cert is not None else {"status": "failed"}
     if res["status"] != "exact":  # near-ties the float LP cannot rank: an exact simplex
-        alt = _exact_simplex_certificate(M, i1, ws, c)
-        if alt is not None:
-            alt_res = verify(M, i1, px, alt, c)
-            if alt_res["status"] == "exact":
-                cert, res, route = alt, alt_res, "exact-simplex"
+        simplex = _exact_simplex_certificate(M, i1, ws, c)
+        if simplex is not None:
+            simplex_res = verify(M, i1, px, simplex, c)
+            if simplex_res["status"] == "exact":
+                cert, res, route = simplex, simplex_res, "exact-simplex"
     if res["status"] != "exact":
         cert = _interval_certificate(M, i1, px, model, sol)
         res = verify(M, i1, px, cert, c)
