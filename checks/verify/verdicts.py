@@ -29,6 +29,7 @@ from duelbound.checks.verify.statistics import (
 )
 from duelbound.theory.kl import kl_half
 from duelbound.theory.regret import regret_matrix
+from duelbound.theory.tournament import copeland_winners
 
 __all__ = ["ORDER", "Check", "worst", "consistency_check", "slope_check", "claimed_check",
            "reference_check", "pooled_reference_check", "nice_horizon", "growth_ratio",
@@ -122,8 +123,7 @@ def starved(run, M) -> tuple[bool, float, tuple[int, int, int] | None]:
     N(T)/log T in R_{i1} as T grows; docs/math.md §5).  Returns (starved, the largest
     over winners of the smallest constraint left-hand side, its (i1, i2, l)).
     """
-    from duelbound.solvers.oracle import cw_oracle_core
-    from duelbound.theory.tournament import copeland_winners
+    from duelbound.solvers.oracle import cw_oracle_core  # numba: only when a run is judged
 
     Nh, Lw, H = _late(run)
     reg = _regret_pairs(M)
