@@ -250,14 +250,16 @@ class WinCounts:
         if missing:
             raise InvalidMatrixError(
                 f"no comparisons of {_pairs_text(self.arms, missing)}: every pair needs at "
-                "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji)", "unobserved", missing)
+                "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) ('duelbound bounds' "
+                "answers from the posterior interval instead)", "unobserved", missing)
         ties = [(int(i), int(j)) for i, j in np.argwhere(upper & (W == W.T))]
         if ties and break_ties is None:
             i, j = ties[0]
             raise TieError(
                 f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
-                f"A fails): {_pairs_text(self.arms, ties)} (e.g. {W[i, j]} : {W[j, i]}); pass "
-                "break_ties=EPS (CLI: --break-ties EPS) to perturb them", ties)
+                f"A fails): {_pairs_text(self.arms, ties)} (e.g. {W[i, j]:g} : {W[j, i]:g}); "
+                "pass break_ties=EPS (CLI: --break-ties EPS) to perturb them ('duelbound "
+                "bounds' answers from the posterior interval without it)", ties)
         with np.errstate(invalid="ignore", divide="ignore"):
             mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
         np.fill_diagonal(mu, 0.5)
