@@ -180,3 +180,17 @@ def test_latex_shields_names_that_look_like_optional_arguments():
     assert latex_data("[v2] model").startswith("{}[")
     assert latex_data("*star").startswith("{}*")
     assert latex_escape("a\x07b") == "a?b"
+
+
+def test_a_chain_log_with_many_arms_is_one_line_not_gigabytes(tmp_path):
+    """600 arms, each compared with the next only: 179 101 pairs never compared.  The error
+    names a few and counts the rest (it used to list every pair: gigabytes at 10 000 arms),
+    and bounds refuses the per-draw LPs above K = 500 up front."""
+    f = tmp_path / "chain.csv"
+    f.write_text("winner,loser\n" + "".join(f"a{i},a{i + 1}\n" for i in range(599)))
+    for cmd in ("structure", "bounds"):
+        run = subprocess.run([sys.executable, "-m", "duelbound", cmd, "--comparisons", str(f)],
+                             capture_output=True, text=True)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode == 2 and len(lines) == 1, run.stderr
+        assert "179101" in lines[0] or "179095 more" in lines[0], lines[0]

@@ -53,7 +53,7 @@ import numpy as np
 
 from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieError
 from .io import load_json, read_table, read_text_file, short, write_table
-from .matrix import MAX_K, PreferenceMatrix, check_arm_names, format_entries
+from .matrix import MAX_K, PreferenceMatrix, check_arm_names
 
 __all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
            "MAX_COUNT", "WINNER_COLUMNS", "OUTCOME_COLUMNS", "LMSYS_COLUMNS", "DRAW_POLICIES",
@@ -79,12 +79,27 @@ _A_CODES, _B_CODES = ("1", "a"), ("0", "b")
 _MAX_LISTED = 6
 
 
-def _pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]]) -> str:
+def _pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]],
+                total: int | None = None) -> str:
+    """The first pairs by name (or index), then "and N more" (``total``: all of them)."""
+    total = len(pairs) if total is None else total
     if arms is None:
-        return format_entries(pairs)
-    shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:_MAX_LISTED])
-    more = len(pairs) - _MAX_LISTED
+        shown = ", ".join(f"({i},{j})" for i, j in pairs[:_MAX_LISTED])
+    else:
+        shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:_MAX_LISTED])
+    more = total - min(len(pairs), _MAX_LISTED)
     return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _first_pairs(mask: np.ndarray, n: int = _MAX_LISTED) -> list[tuple[int, int]]:
+    """The first ``n`` True entries of a K×K mask, row by row, without listing all of them
+    (a 10 000-arm log has 5·10⁷ pairs: a list of them all took gigabytes)."""
+    out: list[tuple[int, int]] = []
+    for i in range(mask.shape[0]):
+        out += [(i, int(j)) for j in np.flatnonzero(mask[i])[:n - len(out)]]
+        if len(out) >= n:
+            break
+    return out
 
 
 def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
@@ -246,20 +261,25 @@ class WinCounts:
         W = self.wins
         N = self.pair_counts
         upper = np.triu(np.ones_like(W, dtype=bool), 1)
-        missing = [(int(i), int(j)) for i, j in np.argwhere(upper & (N == 0))]
-        if missing:
+        unobserved = upper & (N == 0)
+        n_missing = int(np.count_nonzero(unobserved))
+        if n_missing:
+            missing = _first_pairs(unobserved)
             raise InvalidMatrixError(
-                f"no comparisons of {_pairs_text(self.arms, missing)}: every pair needs at "
+                f"no comparisons of {_pairs_text(self.arms, missing, n_missing)}: every pair "
+                "needs at "
                 "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) ('duelbound bounds' "
                 "answers from the posterior interval instead)", "unobserved", missing)
-        ties = [(int(i), int(j)) for i, j in np.argwhere(upper & (W == W.T))]
-        if ties and break_ties is None:
+        tied = upper & (W == W.T)
+        n_tied = int(np.count_nonzero(tied))
+        if n_tied and break_ties is None:
+            ties = _first_pairs(tied)
             i, j = ties[0]
             raise TieError(
                 f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
-                f"A fails): {_pairs_text(self.arms, ties)} (e.g. {W[i, j]:g} : {W[j, i]:g}); "
-                "pass break_ties=EPS (CLI: --break-ties EPS) to perturb them ('duelbound "
-                "bounds' answers from the posterior interval without it)", ties)
+                f"A fails): {_pairs_text(self.arms, ties, n_tied)} (e.g. {W[i, j]:g} : "
+                f"{W[j, i]:g}); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them "
+                "('duelbound bounds' answers from the posterior interval without it)", ties)
         with np.errstate(invalid="ignore", divide="ignore"):
             mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
         np.fill_diagonal(mu, 0.5)

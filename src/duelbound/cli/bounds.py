@@ -242,18 +242,18 @@ def _write_certificate(path: str, M, lb) -> None:
           f"{out['upper_float']!r}]", file=sys.stderr)
 
 
-def _undefined_pairs(C) -> tuple[list, list]:
-    """(tied, never compared) pairs of win counts: where µ̂ has no tournament."""
-    N = C.pair_counts
-    W = C.wins
-    iu = zip(*np.triu_indices(C.K, 1))
-    tied, never = [], []
-    for i, j in iu:
-        if N[i, j] == 0:
-            never.append((int(i), int(j)))
-        elif W[i, j] == W[j, i]:
-            tied.append((int(i), int(j)))
-    return tied, never
+def _undefined_pairs(C) -> tuple[int, int, list, list]:
+    """How many pairs of win counts are tied / never compared (where µ̂ has no tournament),
+    and the pairs themselves when K is small enough to list them (K ≤ LP_MAX_K)."""
+    N, W = C.pair_counts, C.wins
+    upper = np.triu(np.ones(N.shape, dtype=bool), 1)
+    never_m = upper & (N == 0)
+    tied_m = upper & (N > 0) & (W == W.T)
+    n_tied, n_never = int(np.count_nonzero(tied_m)), int(np.count_nonzero(never_m))
+    if C.K > LP_MAX_K:
+        return n_tied, n_never, [], []
+    as_list = lambda m: [(int(i), int(j)) for i, j in zip(*np.nonzero(m))]  # noqa: E731
+    return n_tied, n_never, as_list(tied_m), as_list(never_m)
 
 
 def _rough_time(K: int, draws: int) -> str:
@@ -308,8 +308,13 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.certificate, option="--certificate")
     counts = load_counts(args)
     if counts is not None and args.break_ties is None:
-        tied, never = _undefined_pairs(counts)
-        if tied or never:
+        n_tied, n_never, tied, never = _undefined_pairs(counts)
+        if n_tied or n_never:
+            if counts.K > LP_MAX_K:
+                raise DuelboundError(
+                    f"the plug-in C* is undefined ({n_tied} tied, {n_never} never compared "
+                    f"pair(s)) and its posterior interval needs an LP per draw at K = "
+                    f"{counts.K} (> {LP_MAX_K}); compare the missing pairs, or drop arms")
             if args.certificate:
                 raise DuelboundError("no certificate: the plug-in matrix is undefined (tied or "
                                      "never-compared pairs)")
