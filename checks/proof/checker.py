@@ -16,6 +16,8 @@ with c_p = r_p / d(µ_p, ½) and r the komiyama regret; and C* = min over winner
   C*_{i1} ≥ Σ y − Σ w for the LP with the box x ≤ 1 — which has the same minimum,
   since lowering an entry above 1 to 1 keeps every constraint (terms ≥ 0, right side 1)
   and does not raise the cost.
+* C^E* ([K16] Theorem 5): the sorted-threshold value, an LP minimum hence non-decreasing
+  in every cost, recomputed exactly at c⁻ and at c⁺.
 
 Usage: ``duelbound check-certificate cert.json`` or :func:`check_certificate`.
 """
