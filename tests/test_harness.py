@@ -595,3 +595,8 @@ def test_van_elteren_against_scipy_in_one_stratum():
     assert van_elteren_p([(x, y)]) == pytest.approx(ref, rel=1e-9)
     # two identical strata: the same evidence twice is stronger
     assert van_elteren_p([(x, y), (x, y)]) < van_elteren_p([(x, y)])
+
+
+def test_negative_extension_budget_is_refused():
+    with pytest.raises(DuelboundError, match="extend_budget must be >= 0"):
+        verify_algorithm("d-ts", ["cyclic"], T=100, runs=1, extend_budget=-1)

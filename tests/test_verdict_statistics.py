@@ -153,6 +153,11 @@ def test_linear_growth_while_exploring_unresolved_pairs_is_not_a_fail():
     runs = [traj("linear", RESOLVED, {(0, 1): 10000.0}, 0.02, s) for s in range(10)]
     chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
     assert chk.verdict == "INCONCLUSIVE", chk.message
+    # the horizon that would decide: at its first-half rate (10 duels in H/2 steps) pair
+    # (0, 1) has 1e-3 · t/2 duels by t, resolved once that reaches 4 ln t / d(0.6, 1/2)
+    # (d = 0.020136): 2500 < 3067 at t = 5e6, 5000 > 3203 at t = 1e7 -> T = 1e7 (1-2-5 steps)
+    T2 = chk.statistic["suggested_T"]
+    assert T2 == 10_000_000 and f"T = {T2} would decide" in chk.message
 
 
 def test_logarithmic_growth_passes():

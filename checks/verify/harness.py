@@ -697,6 +697,9 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
     T, spec, kind = _check_arguments(factory, T, runs, protocol, reference, command)
     if extend_budget is None:
         extend_budget = DEFAULT_EXTEND_BUDGET
+    if not extend_budget >= 0:
+        raise DuelboundError(f"extend_budget must be >= 0 seconds (0 disables the sequential "
+                             f"horizons), got {extend_budget!r}")
     master = new_environment_seed() if environment_seed is None else int(environment_seed)
     if generated is None:
         generated = 1 if matrices is None else 0

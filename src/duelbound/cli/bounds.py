@@ -252,19 +252,27 @@ def _undefined_pairs(C) -> tuple[int, int, list, list]:
     n_tied, n_never = int(np.count_nonzero(tied_m)), int(np.count_nonzero(never_m))
     if C.K > LP_MAX_K:
         return n_tied, n_never, [], []
-    as_list = lambda m: [(int(i), int(j)) for i, j in zip(*np.nonzero(m))]  # noqa: E731
-    return n_tied, n_never, as_list(tied_m), as_list(never_m)
+    def listed(mask: np.ndarray) -> list[tuple[int, int]]:
+        return [(int(i), int(j)) for i, j in zip(*np.nonzero(mask))]
+
+    return n_tied, n_never, listed(tied_m), listed(never_m)
+
+
+#: Seconds per posterior draw measured at K = 100 when every draw is a new tournament
+#: (2 cores, idle; docs/uncertainty.md): five family-LP rounds of ~0.7 s each.
+DRAW_SECONDS_K100 = 4.1
 
 
 def _rough_time(K: int, draws: int) -> str:
-    """A rough up-front estimate when the draws will take a while: about one LP per draw
-    (every draw is a new tournament when many signs are uncertain), timed by
-    :func:`estimate_seconds`; the progress bar then gives the real pace."""
-    seconds = draws * estimate_seconds(K)
-    if seconds < 30:
+    """An up-front estimate when the draws may take minutes: the K = 100 measurement scaled
+    like the LP (K^2.5, :func:`estimate_seconds`); an upper estimate when many draws share
+    a tournament.  The progress bar then gives the real pace."""
+    if K < 60:
         return ""
-    return (f"; rough estimate {seconds / 60:.0f} min or more, about one LP per draw at "
-            f"K = {K} — --draws N trades time for Monte Carlo error")
+    seconds = draws * DRAW_SECONDS_K100 * estimate_seconds(K) / estimate_seconds(100)
+    return (f"; up to ~{seconds / 60:.0f} min if every draw is a new tournament, scaled from "
+            f"{DRAW_SECONDS_K100} s per draw measured at K = 100 — --draws N trades time for "
+            "Monte Carlo error")
 
 
 def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
