@@ -37,11 +37,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from duelbound.theory.counts import pairs_text
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 from duelbound.theory.matrix import PreferenceMatrix
 
@@ -53,7 +55,8 @@ from .oracle import cw_oracle_core, ecw_oracle_core, kl_half_core, losses_core, 
 from .parametric import basis_checks, basis_still_optimal, pair_costs_core
 
 __all__ = ["lower_bound_interval", "IntervalReport", "BoundInterval", "PairUncertainty",
-           "METHODS", "DEFAULT_DRAWS", "SENSITIVITY_BINS"]
+           "METHODS", "DEFAULT_DRAWS", "SENSITIVITY_BINS", "estimate_draw_seconds",
+           "auto_cstar_draws"]
 
 METHODS = ("posterior", "bootstrap")
 #: Draws used when ``draws`` is not given.
@@ -64,6 +67,17 @@ SENSITIVITY_BINS = 10
 #: this many draws of the same tournament remain (computing its test costs a few LPs).
 REUSE_MIN_GROUP = 32
 _MAX_BASES = 64  # bases kept per (tournament, winner)
+#: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
+#: machine idle; benchmarks/bench_interval.py --large): the family LP at K = 100 and 300.
+DRAW_SECONDS = {100: 3.8, 300: 25.0}
+#: ``cstar_draws="auto"`` solves C* on every draw when that is estimated to take at most
+#: this many single-core seconds, otherwise on the first ``AUTO_CSTAR_SECONDS / t`` draws,
+#: but never on fewer than :data:`MIN_CSTAR_DRAWS` (a rule of K alone: reproducible).
+AUTO_CSTAR_SECONDS = 80.0
+MIN_CSTAR_DRAWS = 20
+#: Below this much estimated LP work the draws are not spread over processes (starting a
+#: worker costs ~2 s: imports and numba's cache).
+PARALLEL_MIN_SECONDS = 20.0
 _SHOWN = 5  # pairs listed in the text rendering
 
 
@@ -95,6 +109,9 @@ class PairUncertainty:
         First-order share of the variance of the rank of C* among the draws explained
         by µ_ij alone (correlation ratio over :data:`SENSITIVITY_BINS` quantile bins of
         µ_ij, bias corrected, ≥ 0): the pair to compare next has the largest share.
+    share_se : float or None
+        Monte Carlo standard error of ``share`` (bootstrap over the draws), for the pairs
+        :meth:`IntervalReport.dominant` lists; None for the others.
     local : float or None
         Delta-method share at the plug-in: (∂C*/∂µ_ij · sd)² over the sum of these
         terms, with ∂C*/∂µ_ij = −r_ij q*_ij log(µ_ij/(1 − µ_ij)) / d_ij (envelope
@@ -114,6 +131,7 @@ class PairUncertainty:
     sd: float
     p_flip: float
     share: float | None = None
+    share_se: float | None = None
     local: float | None = None
     divergent: bool = False
     divergent_ecw: bool = False
@@ -121,7 +139,8 @@ class PairUncertainty:
     def to_dict(self) -> dict[str, Any]:
         return {"pair": [self.i, self.j], "label": self.label, "wins": self.wins,
                 "losses": self.losses, "mu_hat": self.mu_hat, "sd": self.sd,
-                "p_flip": self.p_flip, "share": self.share, "local": self.local,
+                "p_flip": self.p_flip, "share": self.share, "share_se": self.share_se,
+                "local": self.local,
                 "divergent": self.divergent, "divergent_ecw": self.divergent_ecw}
 
 
@@ -151,6 +170,9 @@ class BoundInterval:
         95 % Monte Carlo bands of the two ends: distribution-free order-statistic
         intervals for the posterior quantiles that the ends estimate from ``draws`` values
         (more draws narrow them).
+    draws : int
+        How many draws the quantiles come from (C* may use the first few only: an LP
+        per draw; ``cstar_draws`` of :func:`lower_bound_interval`).
     """
 
     name: str
@@ -162,6 +184,7 @@ class BoundInterval:
     unbounded_pairs: list[tuple[int, int]] = field(default_factory=list)
     lower_band: tuple[float, float] = (math.nan, math.nan)
     upper_band: tuple[float, float] = (math.nan, math.nan)
+    draws: int = 0
 
     @property
     def unbounded(self) -> bool:
@@ -176,7 +199,8 @@ class BoundInterval:
                 "unbounded": self.unbounded,
                 "unbounded_pairs": [list(p) for p in self.unbounded_pairs],
                 "lower_band": [_finite_or_str(v) for v in self.lower_band],
-                "upper_band": [_finite_or_str(v) for v in self.upper_band]}
+                "upper_band": [_finite_or_str(v) for v in self.upper_band],
+                "draws": self.draws}
 
 
 @dataclass
@@ -212,7 +236,8 @@ class IntervalReport:
         LP solves, models built, wall time.
     samples : dict of str to numpy.ndarray
         The draws: ``"mu"`` (draws × pairs, µ_ab for a < b in ``np.triu_indices``
-        order), ``"cstar"``, ``"ecw"`` (not in :meth:`to_dict`).
+        order), ``"cstar"`` (the first ``cstar.draws`` draws), ``"ecw"`` (not in
+        :meth:`to_dict`).
     """
 
     level: float
@@ -241,8 +266,10 @@ class IntervalReport:
         return self.arms[i] if self.arms else str(i)
 
     def most_flipped(self, n: int = _SHOWN) -> list[PairUncertainty]:
-        """The n pairs most likely to have the wrong winner in µ̂ (largest p_flip)."""
-        return sorted(self.pairs, key=lambda p: -p.p_flip)[:n]
+        """The n pairs most likely to have the wrong winner in µ̂ (largest p_flip), among
+        the pairs µ̂ gives a winner (tied and never-compared pairs have none)."""
+        decided = [p for p in self.pairs if p.mu_hat is not None and p.mu_hat != 0.5]
+        return sorted(decided, key=lambda p: -p.p_flip)[:n]
 
     def dominant(self, n: int = _SHOWN) -> list[PairUncertainty]:
         """The n pairs whose uncertainty explains most of the spread of C* (collect next)."""
@@ -275,8 +302,9 @@ class IntervalReport:
     def __str__(self) -> str:
         return self.render()
 
-    def render(self) -> str:
-        """Plain-text report (what ``duelbound bounds --counts FILE --interval`` prints)."""
+    def render(self, width: int = 100) -> str:
+        """Plain-text report (what ``duelbound bounds --counts FILE --interval`` prints);
+        prose wrapped at ``width`` characters, pair lists cut after a few entries."""
         pct = f"{100 * self.level:g}%"
         kind = ("posterior credible interval, Beta(W_ij+1, W_ji+1) per pair"
                 if self.method == "posterior" else
@@ -284,64 +312,87 @@ class IntervalReport:
         n_pairs = self.K * (self.K - 1) // 2
         compared = sum(1 for p in self.pairs if p.mu_hat is not None)
         out = [f"counts      {self.name or '-'}  (K = {self.K}, {self.comparisons} comparisons, "
-               f"{compared} of {n_pairs} pairs compared); komiyama regret, coefficients of log T",
-               f"interval    {pct} {kind}; {self.draws} draws, seed {self.seed}",
+               f"{compared} of {n_pairs} pairs compared)",
+               "            komiyama regret, coefficients of log T",
+               f"interval    {pct} {kind}",
+               f"            {self.draws} draws, seed {self.seed}"
+               + (f"; C* on the first {self.cstar.draws} (an LP each)"
+                  if 0 < self.cstar.draws < self.draws else ""),
                "",
                f"{'':6}{'plug-in':>14}{'median':>14}   {pct} interval"]
         for b in (self.cstar, self.ecw):
             up = "unbounded" if b.upper is None else f"{b.upper:.6g}"
-            out.append(f"{b.name:<6}{_fmt(b.plug_in):>14}{b.median:>14.6g}   "
-                       f"[{b.lower:.6g}, {up}]")
+            plug = "undefined" if b.plug_in is None else f"{b.plug_in:.6g}"
+            out.append(f"{b.name:<6}{plug:>14}{b.median:>14.6g}   [{b.lower:.6g}, {up}]")
         for b in (self.cstar, self.ecw):
-            out.append(f"  {b.name} ends, 95% Monte Carlo bands: lower in "
+            out.append(f"  {b.name} ends, 95% Monte Carlo bands ({b.draws} draws): lower in "
                        f"[{b.lower_band[0]:.6g}, {b.lower_band[1]:.6g}], upper quantile in "
                        f"[{b.upper_band[0]:.6g}, {b.upper_band[1]:.6g}]")
         for b in (self.cstar, self.ecw):
             if b.upper is None and not b.unbounded_pairs:
-                out.append(f"  {b.name} upper end unbounded: more than "
-                           f"{(1 - self.level) / 2:.3g} of the draws are +inf (bootstrap ties)")
+                out += _wrap(f"{b.name} upper end unbounded: more than "
+                             f"{(1 - self.level) / 2:.3g} of the draws are +inf (bootstrap "
+                             "ties)", width, "  ")
             if b.unbounded_pairs:  # one note, not one per pair
                 shown = [self._pair(a, c) for a, c in b.unbounded_pairs[:_SHOWN]]
-                more = len(b.unbounded_pairs) - len(shown)
-                out.append(f"  {b.name} upper end unbounded: {len(b.unbounded_pairs)} pair(s) "
-                           f"have an undecided sign (P(flip) > {(1 - self.level) / 2:.3g}) "
-                           f"and {b.name} -> infinity as their mu -> 1/2 (the draws' quantile "
-                           f"would be {_fmt(b.upper_draws)}):")
-                out.append("    " + ", ".join(f"{self._pl(p)} P(flip) = {p.p_flip:.2g}"
-                                              for p in shown)
-                           + (f" ... {more} more (see --json)" if more else ""))
+                out += _wrap(f"{b.name} upper end unbounded: {len(b.unbounded_pairs)} pair(s) "
+                             f"have an undecided sign (P(flip) > {(1 - self.level) / 2:.3g}) "
+                             f"and {b.name} -> infinity as their mu -> 1/2 (the draws' "
+                             f"quantile would be {b.upper_draws:.6g}):", width, "  ")
+                out += self._pair_rows(shown, len(b.unbounded_pairs),
+                                       lambda p: f"P(flip) = {p.p_flip:.2g}")
         out.append("")
         if self.winners is not None:
             out.append(f"Copeland winners of mu_hat: {self._arms(self.winners)}; "
                        f"P(winner set right) = {self.p_winners:.3f}")
         else:
             out.append("Copeland winners of mu_hat: undefined (tie or uncompared pair)")
-        sets = ", ".join(f"{self._arms(s)}: {p:.3f}" for s, p in self.winner_sets)
-        out.append(f"winner sets among the draws: {sets}")
+        out += _wrap("winner sets among the draws: " + ", ".join(
+            f"{self._arms(s)}: {p:.3f}" for s, p in self.winner_sets), width)
         if self.same_tournament is not None:
             out.append(f"draws with the tournament of mu_hat: {self.same_tournament:.3f}; "
                        f"distinct tournaments: {self.tournaments}")
         out.append("")
+        undecided = sum(1 for p in self.pairs if p.mu_hat is None or p.mu_hat == 0.5)
         out.append("pairs most likely flipped (P(true winner is the other arm)):")
-        for p in self.most_flipped():
-            out.append(f"  {self._pl(p):<28} W = {p.wins}:{p.losses}  "
-                       f"mu_hat = {_fmt(p.mu_hat, '.3f')}  P(flip) = {p.p_flip:.3g}")
-        noisy = self.draws < NOISY_SHARES_BELOW
-        out.append("pairs dominating the uncertainty of C* (compare these next): "
-                   "share = first-order share of the variance of rank(C*)"
-                   + (f" — NOISE at {self.draws} draws (the shares need >= "
-                      f"{NOISY_SHARES_BELOW}; the ranking below is not reliable)" if noisy
-                      else ""))
-        for p in self.dominant():
-            out.append(f"  {self._pl(p):<28} share = {_fmt(p.share, '.3f')}  "
-                       f"local (delta method) = {_fmt(p.local, '.3f')}  n = {p.wins + p.losses:g}")
+        out += self._pair_rows(self.most_flipped(), 0, lambda p: (
+            f"W = {p.wins:g}:{p.losses:g}  mu_hat = {_fmt(p.mu_hat, '.3f')}  "
+            f"P(flip) = {p.p_flip:.3g}"))
+        if undecided:
+            out.append(f"  (and {undecided} pair(s) tied or never compared: no plug-in winner, "
+                       "P = 1/2)")
+        n_cs = self.cstar.draws or self.draws
+        out.append("pairs dominating the uncertainty of C* (compare these next):")
+        out += _wrap("share = first-order share of the variance of rank(C*) +- its Monte "
+                     "Carlo standard error" + (
+                         f"; NOISE at {n_cs} draws (the shares need >= "
+                         f"{NOISY_SHARES_BELOW}; the ranking below is not reliable)"
+                         if n_cs < NOISY_SHARES_BELOW else ""), width, "  ")
+        if n_cs < 2 * SENSITIVITY_BINS:
+            out.append(f"    (not computed: they need >= {2 * SENSITIVITY_BINS} C* draws)")
+        else:
+            out += self._pair_rows(self.dominant(), 0, lambda p: (
+                f"share = {_fmt(p.share, '.3f')}"
+                + ("" if p.share_se is None else f" +- {p.share_se:.3f}")
+                + f"  local (delta method) = {_fmt(p.local, '.3f')}  "
+                  f"n = {p.wins + p.losses:g}"))
         for note in self.notes:
-            out.append(f"NOTE  {note}")
+            out += _wrap(f"NOTE  {note}", width, "", "      ")
         st = self.stats
         out.append(f"{st.get('lp_solves', 0)} LP solves, {st.get('models', 0)} LP models, "
                    f"{st.get('reused', 0)} values from a re-used optimal basis, "
                    f"{st.get('wall_time', 0.0):.3g} s")
         return "\n".join(out)
+
+    def _pair_rows(self, shown: list[PairUncertainty], total: int,
+                   text: Callable[[PairUncertainty], str]) -> list[str]:
+        """One aligned row per pair; "... N more" when ``total`` exceeds the rows."""
+        labels = [self._pl(p) for p in shown]
+        w = max((len(x) for x in labels), default=0)
+        rows = [f"    {x:<{w}}  {text(p)}" for x, p in zip(labels, shown)]
+        if total > len(shown):
+            rows.append(f"    ... {total - len(shown)} more (see --json)")
+        return rows
 
     # -- helpers --------------------------------------------------------------------------
     def _pair(self, a: int, b: int) -> PairUncertainty:
@@ -368,6 +419,15 @@ def _fmt(v: float | None, spec: str = ".6g") -> str:
     if v is None:
         return "-" if spec != ".6g" else "unbounded"
     return format(v, spec)
+
+
+def _wrap(text: str, width: int, indent: str = "", more: str | None = None) -> list[str]:
+    """``text`` wrapped at ``width``, continuation lines indented by ``more`` (or 2 more)."""
+    import textwrap
+
+    return textwrap.wrap(text, width, initial_indent=indent,
+                         subsequent_indent=indent + "  " if more is None else more,
+                         break_on_hyphens=False, break_long_words=False)
 
 
 def _finite_or_str(v: float) -> float | str:
@@ -408,6 +468,20 @@ def _read_counts(counts: Any) -> tuple[np.ndarray, tuple[str, ...] | None, str |
 # ------------------------------------------------------------------ exact evaluation ----
 
 
+def estimate_draw_seconds(K: int) -> float:
+    """Rough single-core seconds of C* on one posterior draw with a tournament of its own:
+    the power law through the two measurements of :data:`DRAW_SECONDS` (~K^1.7; draws
+    that share a tournament are much cheaper, so this is an upper estimate)."""
+    (k0, t0), (k1, t1) = sorted(DRAW_SECONDS.items())
+    return t0 * (K / k0) ** (math.log(t1 / t0) / math.log(k1 / k0))
+
+
+def auto_cstar_draws(K: int, draws: int) -> int:
+    """How many of ``draws`` posterior draws ``cstar_draws="auto"`` solves C* on (K only)."""
+    fit = int(AUTO_CSTAR_SECONDS / estimate_draw_seconds(K))
+    return draws if fit >= draws else min(draws, max(MIN_CSTAR_DRAWS, fit))
+
+
 class _DrawEvaluator:
     """C* and C^E* of many matrices, grouped by tournament, with warm LP re-solves."""
 
@@ -418,49 +492,44 @@ class _DrawEvaluator:
         self.models = 0
         self.reused = 0
 
-    def evaluate(self, P: np.ndarray, progress: bool = False
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(C*, C^E*, winner bitmask, tournament id) for draws P (draws × pairs, µ_ab, a < b).
+    def cheap(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(C^E*, winner bitmask) of every draw: no LP (C^E* is the sorted threshold of
+        [K16] Theorem 5); NaN / 0 for a bootstrap draw with a tie."""
+        K, n = self.K, P.shape[0]
+        ecw, wmask = np.full(n, np.nan), np.zeros(n, dtype=np.int64)
+        for s in range(n):
+            if np.any(P[s] == 0.5):  # bootstrap tie: C* and C^E* undefined
+                continue
+            mu = _square(P[s], K)
+            d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+            wmask[s] = int(np.sum(2 ** np.flatnonzero(L == L.min())))
+            ecw[s] = float(ecw_core(mu, d, r)[0].min())
+        return ecw, wmask
 
-        ``progress``: a bar over the draws on stderr (tqdm; silent when not a terminal).
-        """
-        from tqdm import tqdm
+    def cstar(self, P: np.ndarray, tid: np.ndarray) -> np.ndarray:
+        """C* of every draw of ``P`` (exact LP), tournament by tournament."""
+        out = np.full(P.shape[0], np.nan)
+        for t in np.unique(tid):
+            idx = np.flatnonzero(tid == t)
+            out[idx] = self._group(P[idx])
+        return out
 
-        n = P.shape[0]
-        cstar, ecw = np.full(n, np.nan), np.full(n, np.nan)
-        wmask = np.zeros(n, dtype=np.int64)
-        _, tid = np.unique(np.packbits(P > 0.5, axis=1), axis=0, return_inverse=True)
-        tid = tid.ravel()
-        with tqdm(total=n, desc=f"C* posterior draws (K = {self.K})", unit="draw",
-                  leave=False, disable=None if progress else True) as bar:
-            for t in np.unique(tid):
-                idx = np.flatnonzero(tid == t)
-                self._group(P, idx, cstar, ecw, wmask)
-                bar.update(idx.size)
-        return cstar, ecw, wmask, tid
-
-    def _group(self, P: np.ndarray, idx: np.ndarray, cstar: np.ndarray, ecw: np.ndarray,
-               wmask: np.ndarray) -> None:
-        """The draws ``idx`` of one tournament: one model per winner, warm re-solves, and
+    def _group(self, P: np.ndarray) -> np.ndarray:
+        """C* of draws ``P`` of one tournament: one model per winner, warm re-solves, and
         the vertices of earlier solves re-used while their basis stays optimal."""
         K = self.K
-        iu = np.triu_indices(K, 1)
         models: dict[int, FamilyModel] = {}
         bases: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
         c = np.empty(K * K)
-        for pos, s in enumerate(idx):
-            if np.any(P[s] == 0.5):  # bootstrap tie: C* undefined
+        out = np.full(P.shape[0], np.nan)
+        for pos in range(P.shape[0]):
+            if np.any(P[pos] == 0.5):
                 continue
-            mu = np.full((K, K), 0.5)
-            mu[iu] = P[s]
-            mu[iu[1], iu[0]] = 1.0 - P[s]
+            mu = _square(P[pos], K)
             d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
-            winners = np.flatnonzero(L == L.min())
-            wmask[s] = int(np.sum(2 ** winners))
-            ecw[s] = float(ecw_core(mu, d, r)[0].min())
             pair_costs_core(L, d, c)
             best = np.inf
-            for i1 in (int(w) for w in winners):
+            for i1 in (int(w) for w in np.flatnonzero(L == L.min())):
                 hit = next((X for G, X in bases.get(i1, ()) if basis_still_optimal(G, c)), None)
                 if hit is not None:
                     self.reused += 1
@@ -480,10 +549,108 @@ class _DrawEvaluator:
                 X[slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
                 best = min(best, float(c @ X))
                 cached = bases.setdefault(i1, [])
-                if idx.size - pos > REUSE_MIN_GROUP and len(cached) < _MAX_BASES:
+                if P.shape[0] - pos > REUSE_MIN_GROUP and len(cached) < _MAX_BASES:
                     G = basis_checks(fm.model.data, sol, slots, K * K, np.flatnonzero(c == 0.0))
                     cached.append((G, X))
-            cstar[s] = best
+            out[pos] = best
+        return out
+
+
+def _tournaments(P: np.ndarray) -> np.ndarray:
+    """Tournament id of every draw (equal ids: equal signs of µ − 1/2 on every pair)."""
+    _, tid = np.unique(np.packbits(P > 0.5, axis=1), axis=0, return_inverse=True)
+    return tid.ravel()
+
+
+def _square(p: np.ndarray, K: int) -> np.ndarray:
+    """The K × K matrix with µ_ab = p (a < b, ``np.triu_indices`` order)."""
+    iu = np.triu_indices(K, 1)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = p
+    mu[iu[1], iu[0]] = 1.0 - p
+    return mu
+
+
+def _cstar_task(K: int, backend: str, P: np.ndarray, tid: np.ndarray
+                ) -> tuple[np.ndarray, int, int, int]:
+    """One worker's share of :meth:`_DrawEvaluator.cstar` (a separate process)."""
+    ev = _DrawEvaluator(K, backend)
+    vals = ev.cstar(P, tid)
+    return vals, ev.lp_solves, ev.models, ev.reused
+
+
+def _cstar_draws(ev: _DrawEvaluator, P: np.ndarray, tid: np.ndarray, workers: int,
+                 progress: bool, meanwhile: Callable[[], Any] = lambda: None
+                 ) -> tuple[np.ndarray, Any]:
+    """C* of the draws ``P`` and the result of ``meanwhile()``.
+
+    In ``workers`` processes when there is enough LP work (each tournament stays in one
+    task, so its model and bases are shared); ``meanwhile`` (the work that needs no LP)
+    then runs in this process while they solve.  A bar over the draws on stderr."""
+    from tqdm import tqdm
+
+    n = P.shape[0]
+    out = np.full(n, np.nan)
+    groups = [np.flatnonzero(tid == t) for t in np.unique(tid)]
+    parallel = (workers > 1 and len(groups) > 1
+                and n * estimate_draw_seconds(ev.K) >= PARALLEL_MIN_SECONDS)
+    if not parallel:
+        other = meanwhile()
+        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K})", unit="draw", leave=False,
+                  disable=None if progress else True) as bar:
+            for idx in groups:
+                out[idx] = ev.cstar(P[idx], tid[idx])
+                bar.update(idx.size)
+        return out, other
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # spawn, not fork: HiGHS and numba keep threads, and a forked copy may hang on them
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(groups)),
+                               mp_context=multiprocessing.get_context("spawn"))
+    done = False
+    try:
+        futures = {pool.submit(_cstar_task, ev.K, ev.backend, P[idx], tid[idx]): idx
+                   for idx in groups}
+        other = meanwhile()
+        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K}, {workers} processes)",
+                  unit="draw", leave=False, disable=None if progress else True) as bar:
+            for fut in as_completed(futures):
+                vals, solves, models, reused = fut.result()
+                idx = futures[fut]
+                out[idx] = vals
+                ev.lp_solves += solves
+                ev.models += models
+                ev.reused += reused
+                bar.update(idx.size)
+        done = True
+    except BrokenProcessPool as exc:
+        raise DuelboundError(
+            "the worker processes for the C* draws failed to start or died (from a script, "
+            "call lower_bound_interval under `if __name__ == \"__main__\":`, as every "
+            "multiprocessing program must; or pass workers=1)") from exc
+    finally:
+        pool.shutdown(wait=done, cancel_futures=True)
+    return out, other
+
+
+def _divergent_pairs(K: int, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_divergent` of every pair on the tournament of µ̂ (``sign`` per pair, ties to
+    the lower index) and on it with that pair flipped: (C*, C^E*) flags per pair."""
+    iu = np.triu_indices(K, 1)
+    base = _square(np.where(sign >= 0, 0.75, 0.25), K)
+    div_cw = np.zeros(sign.size, dtype=bool)
+    div_ec = np.zeros(sign.size, dtype=bool)
+    for k in range(sign.size):
+        a, b = int(iu[0][k]), int(iu[1][k])
+        flipped = base.copy()
+        flipped[a, b], flipped[b, a] = base[b, a], base[a, b]
+        for m in (base, flipped):
+            c1, c2 = _divergent(m, a, b)
+            div_cw[k] |= c1
+            div_ec[k] |= c2
+    return div_cw, div_ec
 
 
 def _divergent(mu: np.ndarray, a: int, b: int) -> tuple[bool, bool]:
@@ -529,7 +696,8 @@ def _first_order_shares(P: np.ndarray, y: np.ndarray, bins: int) -> np.ndarray:
 def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "posterior",
                          draws: int = DEFAULT_DRAWS, seed: int | None = 0,
                          backend: str | None = None, break_ties: float | None = None,
-                         progress: bool = False) -> IntervalReport:
+                         progress: bool = False, cstar_draws: int | str | None = None,
+                         workers: int = 1) -> IntervalReport:
     """C* and C^E* of the matrix estimated from win counts, with intervals.
 
     Parameters
@@ -557,6 +725,18 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         then defined (for the perturbed matrix, and say so); the draws are unchanged.
     progress : bool
         A progress bar over the draws on stderr (tqdm; silent when not a terminal).
+    cstar_draws : int or "auto", optional
+        Solve C* (an LP per draw with its own tournament: ~4 s at K = 100, ~25 s at
+        K = 300) on the first this many draws only; C^E*, the winner sets and the flip
+        risks still use every draw.  None: every draw.  ``"auto"``: every draw when
+        that is estimated to take at most :data:`AUTO_CSTAR_SECONDS` single-core seconds,
+        else that budget's worth but at least :data:`MIN_CSTAR_DRAWS`
+        (:func:`auto_cstar_draws`; a rule of K, so the answer does not depend on the
+        machine).  The draws are i.i.d., so the first n are a sample of n: the C* ends
+        and their Monte Carlo bands are those of n draws.
+    workers : int
+        Processes for the C* LPs (each tournament stays in one process); used when the
+        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS`.
 
     Returns
     -------
@@ -589,6 +769,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     draws = int(draws)
     if draws < 10:
         raise DuelboundError(f"draws must be >= 10, got {draws}")
+    if workers < 1:
+        raise DuelboundError(f"workers must be >= 1, got {workers}")
     W, arms, name = _read_counts(counts)
     K = W.shape[0]
     iu = np.triu_indices(K, 1)
@@ -619,26 +801,19 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         sd = np.sqrt(mu_hat * (1.0 - mu_hat) / n)
     sign = np.sign(wa - wb)  # +1: lower index wins in µ̂, 0: undefined
 
-    ev = _DrawEvaluator(K, backend)
-    cs, ec, wmask, tid = ev.evaluate(P, progress)
-    ties = int(np.isnan(cs).sum())
-    if ties:
-        notes.append(f"{ties} of {draws} bootstrap resamples have an exact tie; "
-                     "their C* and C^E* count as +inf")
-    cs_q, ec_q = np.where(np.isnan(cs), np.inf, cs), np.where(np.isnan(ec), np.inf, ec)
-
     # plug-in on µ̂
     undefined = never.size or np.any(sign == 0)
     Mhat: PreferenceMatrix | None = None
     if undefined:
         tied = [(int(iu[0][k]), int(iu[1][k])) for k in np.flatnonzero((sign == 0) & (n > 0))]
         if never.size:
-            notes.append(f"{never.size} pair(s) never compared, e.g. "
-                         f"{[(int(iu[0][k]), int(iu[1][k])) for k in never[:5]]}: "
-                         "mu_hat and the plug-in values are undefined")
+            first = [(int(iu[0][k]), int(iu[1][k])) for k in never[:6]]
+            listed = pairs_text(arms, first, int(never.size), limit=2)
+            notes.append(f"{never.size} pair(s) never compared ({listed}): mu_hat and the "
+                         "plug-in values are undefined")
         if tied and never.size == 0 and break_ties is not None:
-            notes.append(f"tied counts (mu_hat = 1/2) at {tied[:5]}"
-                         f"{' and more' if len(tied) > 5 else ''}: the plug-in values are for "
+            notes.append(f"tied counts (mu_hat = 1/2) at {pairs_text(arms, tied, limit=2)}: the "
+                         "plug-in values are for "
                          f"the matrix with these ties broken by EPS = {break_ties:g} (lower "
                          "index wins), as in the bounds; the draws are unaffected")
             mu = np.full((K, K), 0.5)
@@ -646,36 +821,46 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
             mu[iu[1], iu[0]] = 1.0 - mu_hat
             Mhat = PreferenceMatrix(mu, name=name, arms=arms, break_ties=break_ties)
         elif tied:
-            notes.append(f"tied counts (mu_hat = 1/2) at {len(tied)} pair(s), e.g. {tied[:5]}: "
-                         "the plug-in values are undefined (no tie-breaking is applied)")
+            listed = pairs_text(arms, tied, limit=2)
+            notes.append(f"tied counts (mu_hat = 1/2) at {len(tied)} pair(s) ({listed}): the "
+                         "plug-in values are undefined (no tie-breaking is applied)")
     else:
         mu = np.full((K, K), 0.5)
         mu[iu] = mu_hat
         mu[iu[1], iu[0]] = 1.0 - mu_hat
         Mhat = PreferenceMatrix(mu, name=name, arms=arms)
-    lb = lower_bound(Mhat, certify=False, backend=backend) if Mhat is not None else None
-    eb = ecw_bound(Mhat) if Mhat is not None else None
-
-    # divergence along each pair (base tournament: µ̂'s signs, ties -> lower index)
-    base = np.full((K, K), 0.5)
-    up = np.where(sign >= 0, 0.75, 0.25)
-    base[iu] = up
-    base[iu[1], iu[0]] = 1.0 - up
+    n_cs = _resolve_cstar_draws(cstar_draws, K, draws)
+    ev = _DrawEvaluator(K, backend)
+    tid = _tournaments(P)
     alpha2 = (1.0 - level) / 2.0
-    div_cw = np.zeros(wa.size, dtype=bool)
-    div_ec = np.zeros(wa.size, dtype=bool)
-    for k in range(wa.size):
-        a, b = int(iu[0][k]), int(iu[1][k])
-        flipped = base.copy()
-        flipped[a, b], flipped[b, a] = base[b, a], base[a, b]
-        for m in (base, flipped):
-            c1, c2 = _divergent(m, a, b)
-            div_cw[k] |= c1
-            div_ec[k] |= c2
+
+    def without_lp() -> tuple:
+        # runs while the worker processes solve the C* draws
+        ec, wmask = ev.cheap(P)
+        div_cw, div_ec = _divergent_pairs(K, sign)
+        lb = lower_bound(Mhat, certify=False, backend=backend) if Mhat is not None else None
+        eb = ecw_bound(Mhat) if Mhat is not None else None
+        return ec, wmask, div_cw, div_ec, lb, eb
+
+    cs, (ec, wmask, div_cw, div_ec, lb, eb) = _cstar_draws(ev, P[:n_cs], tid[:n_cs], workers,
+                                                           progress, without_lp)
+    ties = int(np.isnan(ec).sum())
+    if ties:
+        notes.append(f"{ties} of {draws} bootstrap resamples have an exact tie; "
+                     "their C* and C^E* count as +inf")
+    if n_cs < draws:
+        notes.append(f"C* was solved on the first {n_cs} of the {draws} draws (an LP per draw, "
+                     f"~{estimate_draw_seconds(K):.2g} s each at K = {K}): its ends, bands "
+                     "and shares are those of a sample of that size; C^E*, the winner sets "
+                     "and the flip risks use every draw; cstar_draws=None (CLI --cstar-draws "
+                     "all) solves every draw")
+    cs_q, ec_q = np.where(np.isnan(cs), np.inf, cs), np.where(np.isnan(ec), np.inf, ec)
+
 
     # sensitivity: first-order share of the variance of the rank of C* (heavy tails, zeros
     # and +inf are fine on ranks), and the delta method at the plug-in
-    share = _first_order_shares(P, stats.rankdata(cs_q), SENSITIVITY_BINS)
+    share = _first_order_shares(P[:n_cs], stats.rankdata(cs_q), SENSITIVITY_BINS)
+    share_se = _share_errors(P[:n_cs], stats.rankdata(cs_q), share, seed)
     local = None
     if lb is not None and Mhat is not None:
         # log(µ/(1 − µ)) is infinite at µ̂ ∈ {0, 1} (a pair won n:0): evaluate it 1/(n + 2)
@@ -697,7 +882,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         pairs.append(PairUncertainty(
             i=i, j=j, label=f"{li}{'>' if sign[k] != 0 else '?'}{lj}", wins=wi, losses=wj,
             mu_hat=None if n[k] == 0 else float(wi / n[k]), sd=float(sd[k]),
-            p_flip=float(p_flip[k]), share=float(share[k]),
+            p_flip=float(p_flip[k]), share=float(share[k]), share_se=share_se.get(k),
             local=None if local is None else float(local[k]),
             divergent=bool(div_cw[k]), divergent_ecw=bool(div_ec[k])))
 
@@ -708,7 +893,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         upper = None if bad or not math.isfinite(hi) else float(hi)
         srt = np.sort(vals)
         return BoundInterval(label, plug, float(lo), upper, float(hi), float(med), bad,
-                             _quantile_band(srt, alpha2), _quantile_band(srt, 1.0 - alpha2))
+                             _quantile_band(srt, alpha2), _quantile_band(srt, 1.0 - alpha2),
+                             draws=int(vals.size))
 
     winners = None
     if Mhat is not None:
@@ -730,8 +916,34 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         winners=winners, p_winners=p_win, winner_sets=winner_sets,
         same_tournament=same_t, tournaments=int(tid.max()) + 1, pairs=pairs, notes=notes,
         stats={"lp_solves": ev.lp_solves, "models": ev.models, "reused": ev.reused,
-               "wall_time": time.perf_counter() - t0},
+               "cstar_draws": n_cs, "workers": workers, "wall_time": time.perf_counter() - t0},
         samples={"mu": P, "cstar": cs, "ecw": ec})
+
+
+def _resolve_cstar_draws(cstar_draws: int | str | None, K: int, draws: int) -> int:
+    if cstar_draws is None:
+        return draws
+    if cstar_draws == "auto":
+        return auto_cstar_draws(K, draws)
+    if isinstance(cstar_draws, str) or int(cstar_draws) < 10:
+        raise DuelboundError(f"cstar_draws must be an integer >= 10, 'auto' or None, got "
+                             f"{cstar_draws!r}")
+    return min(int(cstar_draws), draws)
+
+
+def _share_errors(P: np.ndarray, y: np.ndarray, share: np.ndarray, seed: int | None,
+                  top: int = _SHOWN, reps: int = 50) -> dict[int, float]:
+    """Bootstrap (over the draws) standard errors of the ``top`` largest shares."""
+    out: dict[int, float] = {}
+    if P.shape[0] < 2 * SENSITIVITY_BINS:
+        return out
+    cols = np.argsort(-share, kind="stable")[:top]
+    rng = np.random.default_rng(None if seed is None else seed + 1)
+    boot = np.empty((reps, cols.size))
+    for b in range(reps):
+        rows = rng.integers(0, P.shape[0], P.shape[0])
+        boot[b] = _first_order_shares(P[rows][:, cols], y[rows], SENSITIVITY_BINS)
+    return {int(k): float(sd) for k, sd in zip(cols, boot.std(axis=0, ddof=1))}
 
 
 def _quantile_band(srt: np.ndarray, p: float, conf: float = 0.95) -> tuple[float, float]:

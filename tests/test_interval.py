@@ -345,3 +345,80 @@ def test_a_pair_won_n_to_0_keeps_every_number_finite():
     assert rep.cstar.plug_in == pytest.approx(lower_bound(PreferenceMatrix(
         [[0.5, 1.0, 0.8], [0.0, 0.5, 0.6], [0.2, 0.4, 0.5]])).value, rel=1e-9)
     json.loads(json.dumps(rep.to_dict(), allow_nan=False))
+
+
+# -- C* on the first draws only, and in worker processes -------------------------------------
+
+
+def test_cstar_on_the_first_draws_is_those_draws_of_the_full_run(cyclic_report):
+    """cstar_draws = n: the C* sample is the first n draws of the same seed (the draws are
+    i.i.d., so these are a sample of n), and everything without an LP uses every draw."""
+    W, full = cyclic_report
+    part = lower_bound_interval(W, draws=400, seed=1, cstar_draws=60)
+    assert part.cstar.draws == 60 and full.cstar.draws == 400 and part.ecw.draws == 400
+    assert np.array_equal(part.samples["mu"], full.samples["mu"])
+    np.testing.assert_allclose(part.samples["cstar"], full.samples["cstar"][:60], rtol=1e-9)
+    np.testing.assert_array_equal(part.samples["ecw"], full.samples["ecw"])
+    assert part.p_winners == full.p_winners and part.winner_sets == full.winner_sets
+    first = np.sort(full.samples["cstar"][:60])
+    q = np.quantile(first, [0.025, 0.975, 0.5], method="inverted_cdf")
+    assert (part.cstar.lower, part.cstar.upper_draws, part.cstar.median) == tuple(q)
+    assert any("first 60 of the 400 draws" in n for n in part.notes)
+    assert "C* on the first 60" in part.render()
+
+
+def test_auto_rule_depends_on_k_only():
+    from duelbound.solvers.interval import (
+        AUTO_CSTAR_SECONDS,
+        DRAW_SECONDS,
+        MIN_CSTAR_DRAWS,
+        auto_cstar_draws,
+        estimate_draw_seconds,
+    )
+    for k, t in DRAW_SECONDS.items():  # the power law passes through both measurements
+        assert estimate_draw_seconds(k) == pytest.approx(t)
+    assert auto_cstar_draws(8, 1000) == 1000  # small K: every draw
+    assert auto_cstar_draws(100, 1000) == max(MIN_CSTAR_DRAWS,
+                                              int(AUTO_CSTAR_SECONDS / DRAW_SECONDS[100]))
+    assert auto_cstar_draws(300, 1000) == MIN_CSTAR_DRAWS
+    assert auto_cstar_draws(300, 15) == 15  # never more than the draws
+
+
+@pytest.mark.parametrize("kw", [{"cstar_draws": 5}, {"cstar_draws": "some"}, {"workers": 0}])
+def test_bad_cstar_draws_and_workers(kw):
+    with pytest.raises(DuelboundError):
+        lower_bound_interval(np.array([[0, 3], [1, 0]]), draws=20, **kw)
+
+
+def test_worker_processes_give_the_same_values(cyclic_report, monkeypatch):
+    from duelbound.solvers import interval
+
+    W, full = cyclic_report
+    monkeypatch.setattr(interval, "PARALLEL_MIN_SECONDS", 0.0)  # spread even this small job
+    rep = lower_bound_interval(W, draws=400, seed=1, workers=2)
+    assert rep.stats["workers"] == 2
+    np.testing.assert_allclose(rep.samples["cstar"], full.samples["cstar"], rtol=1e-7)
+    assert rep.stats["lp_solves"] + rep.stats["reused"] >= rep.tournaments
+
+
+def test_share_errors_for_the_listed_pairs(cyclic_report):
+    _, rep = cyclic_report
+    listed = {(p.i, p.j) for p in rep.dominant()}
+    for p in rep.pairs:
+        assert (p.share_se is not None) == ((p.i, p.j) in listed)
+        if p.share_se is not None:
+            assert 0.0 <= p.share_se < 0.5
+
+
+def test_cli_cstar_draws_and_workers(tmp_path, capsys):
+    f = tmp_path / "wins.txt"
+    f.write_text("0 70 65\n30 0 60\n35 40 0\n")
+    base = ["bounds", "--counts", str(f), "--interval", "0.9", "--draws", "50"]
+    assert main([*base, "--cstar-draws", "20", "--workers", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["interval"]
+    assert d["cstar"]["draws"] == 20 and d["ecw"]["draws"] == 50
+    assert d["stats"]["cstar_draws"] == 20
+    for bad in (["--cstar-draws", "5"], ["--cstar-draws", "many"], ["--workers", "0"]):
+        assert main([*base, *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("duelbound") and "error:" in err and "\n" not in err, err

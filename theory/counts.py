@@ -79,15 +79,16 @@ _A_CODES, _B_CODES = ("1", "a"), ("0", "b")
 _MAX_LISTED = 6
 
 
-def _pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]],
-                total: int | None = None) -> str:
-    """The first pairs by name (or index), then "and N more" (``total``: all of them)."""
+def pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]],
+               total: int | None = None, limit: int = _MAX_LISTED) -> str:
+    """The first ``limit`` pairs by name (or index), then "and N more" (``total``: all of
+    them)."""
     total = len(pairs) if total is None else total
     if arms is None:
-        shown = ", ".join(f"({i},{j})" for i, j in pairs[:_MAX_LISTED])
+        shown = ", ".join(f"({i},{j})" for i, j in pairs[:limit])
     else:
-        shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:_MAX_LISTED])
-    more = total - min(len(pairs), _MAX_LISTED)
+        shown = ", ".join(f"{arms[i]} vs {arms[j]}" for i, j in pairs[:limit])
+    more = total - min(len(pairs), limit)
     return shown + (f" and {more} more" if more > 0 else "")
 
 
@@ -132,11 +133,11 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
     if raw.dtype.kind == "f":
         bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(raw))]
         if bad:
-            raise InvalidMatrixError(f"non-finite counts at {_pairs_text(arms, bad)}",
+            raise InvalidMatrixError(f"non-finite counts at {pairs_text(arms, bad)}",
                                      "non-finite", bad)
     bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw < 0)]
     if bad:
-        raise InvalidMatrixError(f"negative counts at {_pairs_text(arms, bad)} (e.g. "
+        raise InvalidMatrixError(f"negative counts at {pairs_text(arms, bad)} (e.g. "
                                  f"{raw[bad[0]]!r}); counts are numbers of wins",
                                  "negative-count", bad)
     halves = False
@@ -146,14 +147,14 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
             looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
             hint = ("; this looks like a preference matrix (probabilities): read it as a "
                     "matrix, not as counts") if looks else ""
-            raise InvalidMatrixError(f"non-integer counts at {_pairs_text(arms, bad)} (e.g. "
+            raise InvalidMatrixError(f"non-integer counts at {pairs_text(arms, bad)} (e.g. "
                                      f"{raw[bad[0]]!r}): counts are whole wins, or halves "
                                      f"(a draw is ½ win to each arm){hint}",
                                      "non-integer-count", bad)
         halves = bool(np.any(raw != np.floor(raw)))
     bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw > MAX_COUNT)]
     if bad:
-        raise InvalidMatrixError(f"counts above {MAX_COUNT} at {_pairs_text(arms, bad)}",
+        raise InvalidMatrixError(f"counts above {MAX_COUNT} at {pairs_text(arms, bad)}",
                                  "too-large", bad)
     return (raw.astype(np.float64) if halves else raw.astype(np.int64)), arms
 
@@ -266,7 +267,7 @@ class WinCounts:
         if n_missing:
             missing = _first_pairs(unobserved)
             raise InvalidMatrixError(
-                f"no comparisons of {_pairs_text(self.arms, missing, n_missing)}: every pair "
+                f"no comparisons of {pairs_text(self.arms, missing, n_missing)}: every pair "
                 "needs at "
                 "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) ('duelbound bounds' "
                 "answers from the posterior interval instead)", "unobserved", missing)
@@ -277,7 +278,7 @@ class WinCounts:
             i, j = ties[0]
             raise TieError(
                 f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
-                f"A fails): {_pairs_text(self.arms, ties, n_tied)} (e.g. {W[i, j]:g} : "
+                f"A fails): {pairs_text(self.arms, ties, n_tied)} (e.g. {W[i, j]:g} : "
                 f"{W[j, i]:g}); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them "
                 "('duelbound bounds' answers from the posterior interval without it)", ties)
         with np.errstate(invalid="ignore", divide="ignore"):

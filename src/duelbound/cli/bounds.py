@@ -26,11 +26,17 @@ from duelbound.solvers.cstar import (
     CERTIFY_MAX_K,
     LP_MAX_K,
     METHODS,
-    estimate_seconds,
     lower_bound,
 )
 from duelbound.solvers.ecw import ecw_bound
-from duelbound.solvers.interval import DEFAULT_DRAWS, lower_bound_interval
+from duelbound.solvers.interval import (
+    AUTO_CSTAR_SECONDS,
+    DEFAULT_DRAWS,
+    MIN_CSTAR_DRAWS,
+    auto_cstar_draws,
+    estimate_draw_seconds,
+    lower_bound_interval,
+)
 from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
 from duelbound.theory.errors import DuelboundError
 
@@ -85,6 +91,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
                         help=f"draws for --interval (default {DEFAULT_DRAWS})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --interval draws")
+    parser.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
+                        help="solve C* (an LP per draw: ~4 s at K = 100, ~25 s at K = 300) "
+                             "on the first N draws only; the winner sets, flip risks and "
+                             "C^E* use every draw.  auto (default): every draw when that "
+                             f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
+                             f"many but at least {MIN_CSTAR_DRAWS} (a rule of K: reproducible)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes for the C* draws (default: the CPUs, at most 8)")
 
 
 def _cert_line(cert: dict) -> str:
@@ -258,31 +272,52 @@ def _undefined_pairs(C) -> tuple[int, int, list, list]:
     return n_tied, n_never, listed(tied_m), listed(never_m)
 
 
-#: Seconds per posterior draw measured at K = 100 when every draw is a new tournament
-#: (2 cores, idle; docs/uncertainty.md): five family-LP rounds of ~0.7 s each.
-DRAW_SECONDS_K100 = 4.1
+def _interval_options(args: argparse.Namespace, K: int) -> dict:
+    """``lower_bound_interval`` keywords of the CLI options, and the up-front word on time:
+    how many draws get C* and roughly how long that takes (the bar then gives the pace)."""
+    import os
+    import sys
+
+    raw = str(args.cstar_draws).lower()
+    if raw in ("all", "auto"):
+        cstar = None if raw == "all" else "auto"
+    else:
+        try:
+            cstar = int(raw)
+        except ValueError:
+            raise DuelboundError(f"--cstar-draws takes an integer, 'all' or 'auto', got "
+                                 f"{args.cstar_draws!r}") from None
+        if cstar < 10:
+            raise DuelboundError(f"--cstar-draws must be >= 10, got {cstar}")
+    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
+    if workers < 1:
+        raise DuelboundError(f"--workers must be >= 1, got {workers}")
+    n = args.draws if cstar is None else (auto_cstar_draws(K, args.draws) if cstar == "auto"
+                                          else min(cstar, args.draws))
+    seconds = n * estimate_draw_seconds(K) / workers
+    if seconds > 20:
+        print(f"duelbound: C* on {n} of {args.draws} draws, up to ~{_fmt_time(seconds)} on "
+              f"{workers} process(es) (~{estimate_draw_seconds(K):.2g} s per draw at K = {K}; "
+              "--cstar-draws N|all trades time for Monte Carlo error)", file=sys.stderr)
+    return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
+            "progress": True}
 
 
-def _rough_time(K: int, draws: int) -> str:
-    """An up-front estimate when the draws may take minutes: the K = 100 measurement scaled
-    like the LP (K^2.5, :func:`estimate_seconds`); an upper estimate when many draws share
-    a tournament.  The progress bar then gives the real pace."""
-    if K < 60:
-        return ""
-    seconds = draws * DRAW_SECONDS_K100 * estimate_seconds(K) / estimate_seconds(100)
-    return (f"; up to ~{seconds / 60:.0f} min if every draw is a new tournament, scaled from "
-            f"{DRAW_SECONDS_K100} s per draw measured at K = 100 — --draws N trades time for "
-            "Monte Carlo error")
+def _fmt_time(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
     """Counts whose plug-in µ̂ is undefined (ties, unobserved pairs): say which pairs, and
     answer with the posterior interval instead (docs/uncertainty.md)."""
     import sys
+    import textwrap
 
-    def named(pairs: list) -> str:
-        shown = ", ".join(f"{C.label(i)} vs {C.label(j)}" for i, j in pairs[:3])
-        return shown + (f" ... {len(pairs) - 3} more (see --json)" if len(pairs) > 3 else "")
+    def named(what: str, pairs: list) -> None:
+        shown = "; ".join(f"{C.label(i)} vs {C.label(j)}" for i, j in pairs[:3])
+        more = f" ... {len(pairs) - 3} more (see --json)" if len(pairs) > 3 else ""
+        print("\n".join(textwrap.wrap(f"{what}: {shown}{more}", 100, initial_indent="  ",
+                                      subsequent_indent="    ", break_on_hyphens=False)))
 
     why = [f"{len(tied)} pair(s) won equally often" if tied else "",
            f"{len(never)} pair(s) never compared" if never else ""]
@@ -290,9 +325,9 @@ def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
     level = args.interval if args.interval is not None else 0.95
     print(f"duelbound: the plug-in C* is undefined ({len(tied)} tied, {len(never)} never "
           f"compared pair(s)); answering with the {level:g} posterior interval "
-          f"({args.draws} draws{_rough_time(C.K, args.draws)})", file=sys.stderr)
-    rep = lower_bound_interval(C, level=level, method="posterior", draws=args.draws,
-                               seed=args.seed, progress=True)
+          f"({args.draws} draws)", file=sys.stderr)
+    rep = lower_bound_interval(C, level=level, method="posterior",
+                               **_interval_options(args, C.K))
     if args.json:
         write_json({"plug_in": {"defined": False, "reason": reason,
                                 "tied": [list(p) for p in tied],
@@ -301,12 +336,12 @@ def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
     else:
         print(f"plug-in C*: undefined — {reason}:")
         if tied:
-            print(f"  tied: {named(tied)}")
+            named("tied", tied)
         if never:
-            print(f"  never compared: {named(never)}")
+            named("never compared", never)
         print("The posterior over the matrix is defined whatever the counts; its interval "
               "follows.\n(--break-ties EPS would perturb the tied pairs instead; every "
-              "gap-dependent value would then be an artefact of EPS.)\n")
+              "gap-dependent value\nwould then be an artefact of EPS.)\n")
         print(rep.render())
     return 0
 
@@ -352,8 +387,8 @@ def run(args: argparse.Namespace) -> int:
             raise DuelboundError("--interval needs win counts: --counts FILE or "
                                  "--comparisons FILE")
         rep = lower_bound_interval(counts, level=args.interval, method=args.interval_method,
-                                   draws=args.draws, seed=args.seed,
-                                   break_ties=args.break_ties, progress=True)
+                                   break_ties=args.break_ties,
+                                   **_interval_options(args, counts.K))
     if args.json:
         out = {"matrix": M.to_dict(), "lower_bound": _named(M, lb), "ecw": ecw.to_dict()}
         if rep is not None:
