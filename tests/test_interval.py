@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 from scipy import stats
 
 from duelbound.cli import main
@@ -422,3 +424,27 @@ def test_cli_cstar_draws_and_workers(tmp_path, capsys):
         assert main([*base, *bad]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("duelbound") and "error:" in err and "\n" not in err, err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st_.integers(2, 7).flatmap(
+    lambda K: st_.tuples(st_.just(K), st_.lists(st_.sampled_from([-1, 0, 1]),
+                                                min_size=K * (K - 1) // 2,
+                                                max_size=K * (K - 1) // 2))))
+def test_closed_form_divergence_matches_the_oracle(case):
+    """The single-term closed form (O(K) per pair) against the oracle at x = 1 off {a, b},
+    x_ab = 0 on the tournament and on it with the pair flipped (O(K²) per pair)."""
+    from duelbound.solvers.interval import _divergent, _divergent_pairs, _square
+
+    K, signs = case
+    sign = np.array(signs)
+    fast_cw, fast_ec = _divergent_pairs(K, sign)
+    base = _square(np.where(sign >= 0, 0.75, 0.25), K)
+    iu = np.triu_indices(K, 1)
+    for k in range(sign.size):
+        a, b = int(iu[0][k]), int(iu[1][k])
+        flipped = base.copy()
+        flipped[a, b], flipped[b, a] = base[b, a], base[a, b]
+        slow = [_divergent(m, a, b) for m in (base, flipped)]
+        assert fast_cw[k] == (slow[0][0] or slow[1][0]), (K, signs, a, b)
+        assert fast_ec[k] == (slow[0][1] or slow[1][1]), (K, signs, a, b)

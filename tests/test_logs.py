@@ -194,3 +194,46 @@ def test_a_chain_log_with_many_arms_is_one_line_not_gigabytes(tmp_path):
         lines = run.stderr.strip().splitlines()
         assert run.returncode == 2 and len(lines) == 1, run.stderr
         assert "179101" in lines[0] or "179095 more" in lines[0], lines[0]
+
+
+def test_a_line_longer_than_the_limit_is_refused_before_it_is_held(tmp_path, monkeypatch):
+    from duelbound.theory import counts
+
+    monkeypatch.setattr(counts, "MAX_LOG_LINE_BYTES", 4096)
+    f = tmp_path / "long.csv"
+    f.write_text("winner,loser\na,b\n" + "c," + "d" * 10_000 + "\nb,a\n")
+    with pytest.raises(MatrixFileError, match=r"line 3: longer than 4096 bytes"):
+        read_comparisons(f)
+    f.write_text("winner,loser\na,b\n" + "c," + "d" * 4000 + "\n")  # under the limit: read
+    assert read_comparisons(f).K == 4
+
+
+def test_streamed_reading_keeps_line_numbers_comments_and_arm_order(tmp_path):
+    f = tmp_path / "log.csv"
+    f.write_text("\ufeff# a comment\n\nmodel_a,model_b,winner\n"
+                 "x,y,model_a\n# another\n\ny,z,tie\nz,x,model_b\n\"w\",x,bogus\n")
+    with pytest.raises(MatrixFileError, match=r"line 9: winner 'bogus'"):
+        read_comparisons(f)
+    f.write_text("arm_a,arm_b,outcome\n10,2,1\n2,10,b\n3,2,draw\n")
+    C = read_comparisons(f)  # numeric names in numeric order, not first appearance
+    assert C.arms == ("2", "3", "10")
+    assert C.wins[2, 0] == 2 and C.wins[0, 1] == C.wins[1, 0] == 0.5
+
+
+def test_more_arms_than_the_maximum_stop_at_the_first_extra_arm(tmp_path, monkeypatch):
+    from duelbound.theory import counts
+
+    monkeypatch.setattr(counts, "MAX_K", 50)
+    f = tmp_path / "chain.csv"
+    f.write_text("winner,loser\n" + "".join(f"a{i},a{i + 1}\n" for i in range(100)))
+    with pytest.raises(MatrixFileError, match=r"line 51: more than 50 arms"):
+        read_comparisons(f)
+
+
+def test_given_arm_order_and_an_arm_outside_it(tmp_path):
+    f = tmp_path / "log.jsonl"
+    f.write_text('{"winner": "b", "loser": "a"}\n\n{"winner": "a", "loser": "c", "count": 3}\n')
+    C = read_comparisons(f, arms=["c", "b", "a"])
+    assert C.arms == ("c", "b", "a") and C.wins[1, 2] == 1 and C.wins[2, 0] == 3
+    with pytest.raises(MatrixFileError, match=r"line 3: arm 'c' is in the log but not one"):
+        read_comparisons(f, arms=["a", "b"])

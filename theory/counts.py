@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import re
 from collections import Counter
@@ -52,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieError
-from .io import load_json, read_table, read_text_file, short, write_table
+from .io import load_json, open_regular, read_table, short, write_table
 from .matrix import MAX_K, PreferenceMatrix, check_arm_names
 
 __all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
@@ -438,24 +439,71 @@ def _form(names: Sequence[str], origin: str, n: int) -> tuple[str, ...]:
 
 # A comparison as read: line number, first arm, second arm, outcome (or None), count (or None).
 _Row = tuple[int, str, str, "str | None", "str | None"]
+#: Longest line of a comparison log (characters are at most 4 bytes): a longer line is an
+#: error before it is held in memory (one 20 MB line once took 5.5 GB).
+MAX_LOG_LINE_BYTES = 1 << 20
+#: Logs larger than this show a progress bar over the bytes read (when asked to).
+PROGRESS_MIN_BYTES = 32 << 20
 
 
-def _csv_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
+def _log_lines(path: str, origin: str, progress: bool) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every line of a log that is not blank or a ``#`` comment,
+    read one line at a time: memory holds one line (at most :data:`MAX_LOG_LINE_BYTES`),
+    whatever the size of the file."""
+    from tqdm import tqdm
+
+    fh = open_regular(path)
+    size = os.fstat(fh.fileno()).st_size
+    with fh, tqdm(total=size, unit="B", unit_scale=True, leave=False,
+                  desc=f"reading {short(origin, 40)}",
+                  disable=None if progress and size >= PROGRESS_MIN_BYTES else True) as bar:
+        n = 0
+        while True:
+            try:
+                raw = fh.readline(MAX_LOG_LINE_BYTES + 1)
+            except OSError as exc:
+                raise MatrixFileError(f"{origin}: unreadable ({exc.strerror or exc})") from None
+            if not raw:
+                return
+            n += 1
+            bar.update(len(raw))
+            if len(raw) > MAX_LOG_LINE_BYTES and not raw.endswith(b"\n"):
+                raise MatrixFileError(f"{_at(origin, n)}: longer than {MAX_LOG_LINE_BYTES} "
+                                      "bytes (one duel per line is a few dozen; is this a log?)")
+            try:
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise MatrixFileError(f"{_at(origin, n)}: not UTF-8 text") from None
+            if "\x00" in line:
+                raise MatrixFileError(f"{_at(origin, n)}: binary content in a text file")
+            if line.strip() and not line.lstrip().startswith("#"):
+                yield n, line.rstrip("\r\n")
+
+
+def _csv_rows(lines: Iterator[tuple[int, str]], origin: str
+              ) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
+    head = next(lines, None)
+    if head is None:
         raise MatrixFileError(f"{origin}: no comparisons (empty log)")
-    delim = next((d for d in ("\t", ",", ";") if d in lines[0][1]), None)
+    first, header = head
+    numbers = [first]  # the line number of the row csv is reading (its own iterator)
+
+    def texts() -> Iterator[str]:
+        for n, line in lines:
+            numbers[0] = n
+            yield line
+
+    delim = next((d for d in ("\t", ",", ";") if d in header), None)
     if delim is None:
-        cells_iter: Iterator[list[str]] = (line.split() for _, line in lines)
+        keys = [h.strip().lower() for h in header.split()]
+        cells_iter: Iterator[list[str]] = (line.split() for line in texts())
     else:
+        try:
+            keys = [h.strip().lower() for h in next(csv.reader([header], delimiter=delim))]
+        except csv.Error as exc:
+            raise MatrixFileError(f"{origin}: unreadable CSV header ({exc})") from None
         cells_iter = ([c.strip() for c in cells] for cells in csv.reader(
-            (line for _, line in lines), delimiter=delim, skipinitialspace=True))
-    try:
-        keys = [h.strip().lower() for h in next(cells_iter)]
-    except csv.Error as exc:
-        raise MatrixFileError(f"{origin}: unreadable CSV header ({exc})") from None
-    first = lines[0][0]
+            texts(), delimiter=delim, skipinitialspace=True))
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
         raise MatrixFileError(f"{_at(origin, first)}: repeated column(s) {', '.join(dup)}")
@@ -474,7 +522,8 @@ def _csv_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterat
                                   "quote?)") from None
 
     def _checked_rows() -> Iterator[_Row]:
-        for (n, _), cells in zip(lines[1:], cells_iter):
+        for cells in cells_iter:
+            n = numbers[0]
             if len(cells) != width:
                 raise MatrixFileError(f"{_at(origin, n)}: {len(cells)} cells but the header "
                                       f"names {width} columns")
@@ -496,27 +545,34 @@ def _cell(rec: dict[str, Any], key: str, origin: str, n: int) -> str:
                           f"{shown}")
 
 
-def _jsonl_rows(text: str, origin: str) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
-    records: list[tuple[int, dict[str, Any]]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        obj = load_json(line, _at(origin, n))
-        if not isinstance(obj, dict):
-            raise MatrixFileError(f"{_at(origin, n)}: each line of a JSON Lines log must be an "
-                                  "object")
-        rec = {str(k).strip().lower(): v for k, v in obj.items()}
-        if len(rec) != len(obj):
-            raise MatrixFileError(f"{_at(origin, n)}: keys repeated up to case or spaces")
-        records.append((n, rec))
-    if not records:
+def _jsonl_record(n: int, line: str, origin: str) -> dict[str, Any]:
+    obj = load_json(line, _at(origin, n))
+    if not isinstance(obj, dict):
+        raise MatrixFileError(f"{_at(origin, n)}: each line of a JSON Lines log must be an "
+                              "object")
+    rec = {str(k).strip().lower(): v for k, v in obj.items()}
+    if len(rec) != len(obj):
+        raise MatrixFileError(f"{_at(origin, n)}: keys repeated up to case or spaces")
+    return rec
+
+
+def _jsonl_rows(lines: Iterator[tuple[int, str]], origin: str
+                ) -> tuple[tuple[str, ...], set[str], Iterator[_Row]]:
+    head = next(lines, None)
+    if head is None:
         raise MatrixFileError(f"{origin}: no comparisons (empty log)")
-    form = _form(list(records[0][1]), origin, records[0][0])
+    first = (head[0], _jsonl_record(*head, origin))
+    form = _form(list(first[1]), origin, first[0])
     extra: set[str] = set()
     needed = (*form, "count")
 
+    def records() -> Iterator[tuple[int, dict[str, Any]]]:
+        yield first
+        for n, line in lines:
+            yield n, _jsonl_record(n, line, origin)
+
     def rows() -> Iterator[_Row]:
-        for n, rec in records:
+        for n, rec in records():
             missing = [k for k in form if k not in rec]
             if missing:
                 raise MatrixFileError(f"{_at(origin, n)}: missing {', '.join(missing)}")
@@ -534,7 +590,7 @@ def _numeric_order(names: Sequence[str]) -> bool:
 
 def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
                      arms: Sequence[str] | None = None, draw_policy: str = "half",
-                     ) -> WinCounts:
+                     progress: bool = False) -> WinCounts:
     """Read a comparison log (one duel, or ``count`` duels, per line) into win counts.
 
     Accepted forms (a header row names the columns, case-insensitive; JSON Lines uses the
@@ -562,6 +618,16 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
         first appearance, or numeric order when every name is a decimal integer.
     draw_policy : {"half", "drop", "refuse"}
         A draw counts ½ win to each arm (default), nothing, or is an error.
+    progress : bool
+        A bar over the bytes read on stderr for logs over 32 MiB (tqdm; silent when not a
+        terminal).
+
+    Notes
+    -----
+    The log is read one line at a time (no limit on its size; a line over
+    :data:`MAX_LOG_LINE_BYTES` is an error): memory grows with the number of arms and of
+    distinct pairs, not with the number of rows (10⁷ rows of K = 300: see
+    benchmarks/bench_logs.py).
 
     Raises
     ------
@@ -575,19 +641,38 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     path = os.fspath(path)
     origin = os.path.basename(path) or path
     fixed = check_arm_names(list(arms), len(arms)) if arms is not None else None
-    text = read_text_file(path)
-    jsonl = path.endswith((".jsonl", ".ndjson")) or text.lstrip().startswith("{")
-    form, extra, rows = (_jsonl_rows if jsonl else _csv_rows)(text, origin)
+    lines = _log_lines(path, origin, progress)
+    head = next(lines, None)
+    if head is None:
+        raise MatrixFileError(f"{origin}: no comparisons (empty log)")
+    jsonl = path.endswith((".jsonl", ".ndjson")) or head[1].lstrip().startswith("{")
+    form, extra, rows = (_jsonl_rows if jsonl else _csv_rows)(
+        itertools.chain([head], lines), origin)
     outcome_form, lmsys = len(form) == 3, form == LMSYS_COLUMNS
-    tally: Counter[tuple[str, str]] = Counter()
-    drawn: Counter[tuple[str, str]] = Counter()
-    seen: dict[str, None] = dict.fromkeys(fixed or ())  # insertion order = first appearance
+    # arms interned to indices as they appear; counts keyed by index pairs (a dict of ints,
+    # not of name tuples: a 10^7-row log holds one entry per distinct pair)
+    index: dict[str, int] = {a: i for i, a in enumerate(fixed or ())}
+    tally: Counter[int] = Counter()
+    drawn: Counter[int] = Counter()
     n_self = records = 0
+
+    def arm(a: str, n: int) -> int:
+        i = index.get(a)
+        if i is None:
+            if not a:
+                raise MatrixFileError(f"{_at(origin, n)}: empty arm name")
+            if fixed is not None:
+                raise MatrixFileError(f"{_at(origin, n)}: arm {short(a)} is in the log but not "
+                                      "one of the given arms")
+            if len(index) >= MAX_K:
+                raise MatrixFileError(f"{_at(origin, n)}: more than {MAX_K} arms (the "
+                                      "maximum)")
+            i = index[a] = len(index)
+        return i
+
     for n, a, b, outcome, count in rows:
-        if not a or not b:
-            raise MatrixFileError(f"{_at(origin, n)}: empty arm name")
+        ia, ib = arm(a, n), arm(b, n)
         c = 1 if count is None else _count(count, origin, n)
-        seen[a] = seen[b] = None
         records += 1
         if outcome_form:
             won = _winner(a, b, outcome or "", origin, n, lmsys)
@@ -597,42 +682,42 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
                         f"{_at(origin, n)}: a draw ({short(outcome)}); choose a draw policy: "
                         "half (½ win to each arm, the Elo convention) or drop "
                         "(CLI: --draw-policy)")
-                if a != b:
-                    drawn[min(a, b), max(a, b)] += c
+                if ia != ib:
+                    drawn[min(ia, ib) * MAX_K + max(ia, ib)] += c
                 else:
                     n_self += c
                 continue
-            a, b = won
-        if a == b:
+            if won[0] != a:
+                ia, ib = ib, ia
+        if ia == ib:
             n_self += c
         else:
-            tally[a, b] += c
+            tally[ia * MAX_K + ib] += c
     if not records:
         raise MatrixFileError(f"{origin}: no comparisons (only a header)")
-    if fixed is not None and len(seen) > len(fixed):
-        raise MatrixFileError(f"{origin}: arm {short(list(seen)[len(fixed)])} is in the log but "
-                              "not one of the given arms")
-    if len(seen) > MAX_K:
-        raise MatrixFileError(f"{origin}: {len(seen)} arms, more than the maximum {MAX_K}")
-    if len(seen) < 2:
-        raise MatrixFileError(f"{origin}: the log names {len(seen)} arm(s); need at least 2")
-    names = list(seen)
+    if len(index) < 2:
+        raise MatrixFileError(f"{origin}: the log names {len(index)} arm(s); need at least 2")
+    names = list(index)
+    order = np.arange(len(names))
     if fixed is None and _numeric_order(names):
-        names.sort(key=int)
-    pos = {a: i for i, a in enumerate(names)}
+        order = np.array(sorted(order, key=lambda i: int(names[i])), dtype=np.int64)
+    pos = np.empty(len(names), dtype=np.int64)
+    pos[order] = np.arange(len(names))  # pos[first-appearance index] = row of W
     halves = draw_policy == "half" and any(c % 2 for c in drawn.values())
     W = np.zeros((len(names), len(names)), dtype=np.float64 if halves else np.int64)
-    for (w, l), c in tally.items():
+    for key, c in tally.items():
+        w, l = divmod(key, MAX_K)
         if c > MAX_COUNT:
-            raise MatrixFileError(f"{origin}: more than {MAX_COUNT} wins of {short(w)} over "
-                                  f"{short(l)}")
+            raise MatrixFileError(f"{origin}: more than {MAX_COUNT} wins of "
+                                  f"{short(names[w])} over {short(names[l])}")
         W[pos[w], pos[l]] = c
     notes: list[str] = []
     n_draws = sum(drawn.values())
     if n_draws and draw_policy == "half":
-        for (a, b), c in drawn.items():
-            W[pos[a], pos[b]] += c / 2 if halves else c // 2
-            W[pos[b], pos[a]] += c / 2 if halves else c // 2
+        for key, c in drawn.items():
+            a, b = (int(pos[i]) for i in divmod(key, MAX_K))
+            W[a, b] += c / 2 if halves else c // 2
+            W[b, a] += c / 2 if halves else c // 2
         notes.append(f"counted {n_draws} draw(s) as 1/2 win to each arm (draw policy 'half'; "
                      f"{n_draws / (n_draws + sum(tally.values())):.1%} of the duels)")
     elif n_draws:
@@ -642,5 +727,6 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
                      "information)")
     if extra:
         notes.append(f"ignored column(s) {', '.join(sorted(extra))}")
-    return WinCounts(W, arms=tuple(names), name=name or os.path.splitext(origin)[0],
+    return WinCounts(W, arms=tuple(names[i] for i in order),
+                     name=name or os.path.splitext(origin)[0],
                      notes=tuple(notes), source=path)

@@ -130,8 +130,9 @@ def _os_error(path: str, exc: OSError) -> MatrixFileError:
     return MatrixFileError(f"{path}: {reason}")
 
 
-def _open_regular(path: str, cap: int) -> BinaryIO:
-    """Open ``path`` for reading after checking it is a regular file of at most ``cap`` bytes.
+def open_regular(path: str, cap: int | None = None) -> BinaryIO:
+    """Open ``path`` for reading after checking it is a regular file of at most ``cap`` bytes
+    (any size when ``cap`` is None: the caller streams it).
 
     The file is opened non-blocking (a FIFO does not hang) and checked with ``fstat`` on the
     open descriptor, so a device, FIFO or socket is refused before a byte is read.
@@ -147,7 +148,7 @@ def _open_regular(path: str, cap: int) -> BinaryIO:
         if not stat.S_ISREG(st.st_mode):
             raise MatrixFileError(f"{path}: not a regular file (a device, FIFO or socket); "
                                   "only regular files are read")
-        if st.st_size > cap:
+        if cap is not None and st.st_size > cap:
             raise MatrixFileError(f"{path}: file too large ({st.st_size} bytes; the limit "
                                   f"for this format is {cap} bytes)")
         return os.fdopen(fd, "rb")
@@ -157,7 +158,7 @@ def _open_regular(path: str, cap: int) -> BinaryIO:
 
 
 def _read_bytes(path: str, cap: int) -> bytes:
-    with _open_regular(path, cap) as fh:
+    with open_regular(path, cap) as fh:
         try:
             blob = fh.read(cap + 1)
         except OSError as exc:
@@ -493,7 +494,7 @@ def sidecar_path(path: str | os.PathLike[str]) -> str:
 
 
 def _read_npy(path: str, origin: str) -> ParsedTable:
-    with _open_regular(path, MAX_NPY_BYTES) as fh:
+    with open_regular(path, MAX_NPY_BYTES) as fh:
         try:
             if fh.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
                 raise MatrixFileError(f"{path}: not a .npy file (no NumPy magic)")
