@@ -11,6 +11,13 @@ share of replications with an unbounded upper end and the mean P(winner set righ
     python benchmarks/bench_interval.py --timing
     python benchmarks/bench_interval.py --coverage --reps 200 --draws 400
     python benchmarks/bench_interval.py --coverage --method bootstrap --reps 200
+    python benchmarks/bench_interval.py --large 100 300
+
+Large: an LMSYS-style log of K arms (``bench_logs.write_log``; 2 000 battles per arm),
+the single-core seconds of C* on each of the first three posterior draws (the numbers
+behind ``DRAW_SECONDS`` and ``--cstar-draws auto``), then the default CLI run (C* on the
+``auto`` draws in one process per CPU) with its wall time and the peak resident memory of
+the main process and of the largest worker.
 """
 
 from __future__ import annotations
@@ -103,6 +110,51 @@ def coverage(reps: int, draws: int, level: float, method: str, only: str | None,
               f"{s:.0f} |", flush=True)
 
 
+def large(Ks: list[int]) -> None:
+    import resource
+    import sys
+    import tempfile
+
+    from duelbound.solvers.cstar import FamilyModel
+    from duelbound.solvers.formulations import pair_index
+    from duelbound.solvers.interval import _square, auto_cstar_draws
+    from duelbound.solvers.oracle import kl_half_core, losses_core, regret_core
+    from duelbound.theory.counts import read_comparisons
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_logs import write_log
+
+    print(f"`uptime`: {os.popen('uptime').read().strip()}")
+    print("| K | battles | one draw's C* (s, 3 draws) | C* draws (auto) | workers | wall s "
+          "| peak RSS main / worker MB |")
+    print("|---|---|---|---|---|---|---|")
+    for K in Ks:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "log.csv")
+            write_log(path, K, 2000 * K, seed=3)
+            C = read_comparisons(path)
+        W = np.asarray(C.wins, dtype=float)
+        iu = np.triu_indices(K, 1)
+        rng = np.random.default_rng(0)
+        per = []
+        for _ in range(3):
+            mu = _square(rng.beta(W[iu] + 1, W.T[iu] + 1), K)
+            d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+            t = time.perf_counter()
+            for i1 in np.flatnonzero(L == L.min()):
+                FamilyModel(mu, int(i1), pair_index(mu, d, r, int(i1))).solve()
+            per.append(time.perf_counter() - t)
+        workers = min(os.cpu_count() or 1, 8)
+        t = time.perf_counter()
+        rep = lower_bound_interval(C, draws=1000, seed=0, cstar_draws="auto", workers=workers)
+        wall = time.perf_counter() - t
+        main_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        kid_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        assert rep.cstar.draws == auto_cstar_draws(K, 1000)
+        print(f"| {K} | {2000 * K} | {', '.join(f'{x:.1f}' for x in per)} | {rep.cstar.draws} "
+              f"| {workers} | {wall:.0f} | {main_mb:.0f} / {kid_mb:.0f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", action="store_true")
@@ -114,8 +166,11 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="coverage: only matrices whose name has this")
     ap.add_argument("--n", type=int, default=None, help="coverage: only this n per pair")
     ap.add_argument("--timing-draws", default="200,400,1000")
+    ap.add_argument("--large", type=int, nargs="+", metavar="K", default=None)
     args = ap.parse_args()
-    if not (args.timing or args.coverage):
+    if args.large:
+        large(args.large)
+    if not (args.timing or args.coverage or args.large):
         args.timing = True
     if args.timing:
         timing([int(x) for x in args.timing_draws.split(",")])

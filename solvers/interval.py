@@ -56,7 +56,7 @@ from .parametric import basis_checks, basis_still_optimal, pair_costs_core
 
 __all__ = ["lower_bound_interval", "IntervalReport", "BoundInterval", "PairUncertainty",
            "METHODS", "DEFAULT_DRAWS", "SENSITIVITY_BINS", "estimate_draw_seconds",
-           "auto_cstar_draws"]
+           "auto_cstar_draws", "estimate_cstar_seconds"]
 
 METHODS = ("posterior", "bootstrap")
 #: Draws used when ``draws`` is not given.
@@ -68,8 +68,12 @@ SENSITIVITY_BINS = 10
 REUSE_MIN_GROUP = 32
 _MAX_BASES = 64  # bases kept per (tournament, winner)
 #: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
-#: machine idle; benchmarks/bench_interval.py --large): the family LP at K = 100 and 300.
-DRAW_SECONDS = {100: 3.8, 300: 25.0}
+#: machine idle; benchmarks/bench_interval.py --large): the family LP at K = 100 (3.3–4.2 s
+#: over six draws) and 300 (25, 43 and 64 s over three).
+DRAW_SECONDS = {100: 3.8, 300: 44.0}
+#: Speed-up of each extra worker process (two HiGHS processes on two cores slow each other:
+#: 1.65× at K = 100, 1.85× at K = 300).
+WORKER_EFFICIENCY = 0.75
 #: ``cstar_draws="auto"`` solves C* on every draw when that is estimated to take at most
 #: this many single-core seconds, otherwise on the first ``AUTO_CSTAR_SECONDS / t`` draws,
 #: but never on fewer than :data:`MIN_CSTAR_DRAWS` (a rule of K alone: reproducible).
@@ -470,10 +474,16 @@ def _read_counts(counts: Any) -> tuple[np.ndarray, tuple[str, ...] | None, str |
 
 def estimate_draw_seconds(K: int) -> float:
     """Rough single-core seconds of C* on one posterior draw with a tournament of its own:
-    the power law through the two measurements of :data:`DRAW_SECONDS` (~K^1.7; draws
+    the power law through the two measurements of :data:`DRAW_SECONDS` (~K^2.2; draws
     that share a tournament are much cheaper, so this is an upper estimate)."""
-    (k0, t0), (k1, t1) = sorted(DRAW_SECONDS.items())
+    (k0, t0), (k1, t1) = sorted(DRAW_SECONDS.items())  # ~K^2.2
     return t0 * (K / k0) ** (math.log(t1 / t0) / math.log(k1 / k0))
+
+
+def estimate_cstar_seconds(K: int, n: int, workers: int) -> float:
+    """Rough wall seconds of C* on ``n`` draws with their own tournaments in ``workers``
+    processes (each worker after the first adds :data:`WORKER_EFFICIENCY` of one)."""
+    return n * estimate_draw_seconds(K) / (1.0 + WORKER_EFFICIENCY * (min(workers, n) - 1))
 
 
 def auto_cstar_draws(K: int, draws: int) -> int:
@@ -773,7 +783,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     progress : bool
         A progress bar over the draws on stderr (tqdm; silent when not a terminal).
     cstar_draws : int or "auto", optional
-        Solve C* (an LP per draw with its own tournament: ~4 s at K = 100, ~25 s at
+        Solve C* (an LP per draw with its own tournament: ~4 s at K = 100, ~45 s at
         K = 300) on the first this many draws only; C^E*, the winner sets and the flip
         risks still use every draw.  None: every draw.  ``"auto"``: every draw when
         that is estimated to take at most :data:`AUTO_CSTAR_SECONDS` single-core seconds,

@@ -237,3 +237,15 @@ def test_given_arm_order_and_an_arm_outside_it(tmp_path):
     assert C.arms == ("c", "b", "a") and C.wins[1, 2] == 1 and C.wins[2, 0] == 3
     with pytest.raises(MatrixFileError, match=r"line 3: arm 'c' is in the log but not one"):
         read_comparisons(f, arms=["a", "b"])
+
+
+@pytest.mark.parametrize("sep", [",", " ", ";"])
+def test_a_line_wider_than_a_square_table_is_refused_before_it_is_split(tmp_path, sep):
+    f = tmp_path / "wide.txt"
+    f.write_text(f"0.5{sep}0.6\n" + sep.join(["0.4"] * 50_000) + "\n")
+    with pytest.raises(MatrixFileError, match=r"line 2 has 50000 cells, but a square table"):
+        read_matrix(f)
+    f = tmp_path / "names.csv"
+    f.write_text('name,"a, the first","b, the second"\n"a, the first",0.5,0.6\n'
+                 '"b, the second",0.4,0.5\n')  # quoted names holding the delimiter: read
+    assert read_matrix(f).arms == ("a, the first", "b, the second")

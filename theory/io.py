@@ -234,6 +234,28 @@ def parse_table_text(text: str, origin: str = "<text>", delimiter: str | None = 
     return data, names
 
 
+_TOKEN = re.compile(r"\S+")
+_MAX_QUOTED_LINE = 4 << 20  # 10 000 quoted names of 400 characters
+
+
+def _check_widths(raw: Sequence[tuple[int, str]], delim: str | None, origin: str) -> None:
+    """Refuse a line with more cells than a square table of these rows can have (K cells and
+    a name, K ≤ rows) before splitting it: one 20 MB line split into cells took 5.5 GB."""
+    most = len(raw) + 1
+    for n, line in raw:
+        if len(line) <= 2 * most:  # a cell and its separator take >= 2 characters
+            continue
+        if delim and '"' in line:  # quoted names may hold the delimiter: bound the length
+            if len(line) > _MAX_QUOTED_LINE:
+                raise MatrixFileError(f"{origin}: line {n} is {len(line)} characters long "
+                                      f"(more than {_MAX_QUOTED_LINE} with quotes)")
+            continue
+        cells = line.count(delim) + 1 if delim else sum(1 for _ in _TOKEN.finditer(line))
+        if cells > most:
+            raise MatrixFileError(f"{origin}: line {n} has {cells} cells, but a square table "
+                                  f"of {len(raw)} lines has at most {most} per line")
+
+
 def parse_table_cells(text: str, origin: str = "<text>", delimiter: str | None = None,
                       ) -> tuple[list[list[float]], tuple[str, ...] | None, list[list[str]]]:
     """Parse the text format into rows of floats, optional arm names and the cells' text.
@@ -261,6 +283,7 @@ def parse_table_cells(text: str, origin: str = "<text>", delimiter: str | None =
     if not raw:
         raise MatrixFileError(f"{origin}: no matrix rows found (empty file or only comments)")
     delim = delimiter or _delimiter([line for _, line in raw])
+    _check_widths(raw, delim, origin)
     try:
         rows = [(n, _split(line, delim)) for n, line in raw]
     except MatrixFileError as exc:

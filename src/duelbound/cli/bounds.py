@@ -34,6 +34,7 @@ from duelbound.solvers.interval import (
     DEFAULT_DRAWS,
     MIN_CSTAR_DRAWS,
     auto_cstar_draws,
+    estimate_cstar_seconds,
     estimate_draw_seconds,
     lower_bound_interval,
 )
@@ -92,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"draws for --interval (default {DEFAULT_DRAWS})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the --interval draws")
     parser.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
-                        help="solve C* (an LP per draw: ~4 s at K = 100, ~25 s at K = 300) "
+                        help="solve C* (an LP per draw: ~4 s at K = 100, ~45 s at K = 300) "
                              "on the first N draws only; the winner sets, flip risks and "
                              "C^E* use every draw.  auto (default): every draw when that "
                              f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
@@ -294,9 +295,9 @@ def _interval_options(args: argparse.Namespace, K: int) -> dict:
         raise DuelboundError(f"--workers must be >= 1, got {workers}")
     n = args.draws if cstar is None else (auto_cstar_draws(K, args.draws) if cstar == "auto"
                                           else min(cstar, args.draws))
-    seconds = n * estimate_draw_seconds(K) / workers
+    seconds = estimate_cstar_seconds(K, n, workers)
     if seconds > 20:
-        print(f"duelbound: C* on {n} of {args.draws} draws, up to ~{_fmt_time(seconds)} on "
+        print(f"duelbound: C* on {n} of {args.draws} draws, about {_fmt_time(seconds)} on "
               f"{workers} process(es) (~{estimate_draw_seconds(K):.2g} s per draw at K = {K}; "
               "--cstar-draws N|all trades time for Monte Carlo error)", file=sys.stderr)
     return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
