@@ -8,6 +8,7 @@ expected counts are tallied independently with collections.Counter.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from duelbound.solvers import lower_bound_interval
+from duelbound.theory import PreferenceMatrix
 from duelbound.theory.counts import WinCounts, read_comparisons, read_counts, write_counts
 from duelbound.theory.errors import DuelboundError, MatrixFileError
 from duelbound.theory.io import read_matrix
@@ -183,17 +186,20 @@ def test_latex_shields_names_that_look_like_optional_arguments():
 
 
 def test_a_chain_log_with_many_arms_is_one_line_not_gigabytes(tmp_path):
-    """600 arms, each compared with the next only: 179 101 pairs never compared.  The error
-    names a few and counts the rest (it used to list every pair: gigabytes at 10 000 arms),
-    and bounds refuses the per-draw LPs above K = 500 up front."""
+    """600 arms, each compared with the next only: 179 101 pairs never compared.  bounds
+    refuses the per-draw LPs above K = 500 up front in one line that counts the pairs (it
+    used to list every pair: gigabytes at 10 000 arms); structure answers from the
+    posterior and says how many pairs make the plug-in undefined."""
     f = tmp_path / "chain.csv"
     f.write_text("winner,loser\n" + "".join(f"a{i},a{i + 1}\n" for i in range(599)))
-    for cmd in ("structure", "bounds"):
-        run = subprocess.run([sys.executable, "-m", "duelbound", cmd, "--comparisons", str(f)],
-                             capture_output=True, text=True)
-        lines = run.stderr.strip().splitlines()
-        assert run.returncode == 2 and len(lines) == 1, run.stderr
-        assert "179101" in lines[0] or "179095 more" in lines[0], lines[0]
+    run = subprocess.run([sys.executable, "-m", "duelbound", "bounds", "--comparisons", str(f)],
+                         capture_output=True, text=True)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1, run.stderr
+    assert "179101" in lines[0] or "179095 more" in lines[0], lines[0]
+    run = subprocess.run([sys.executable, "-m", "duelbound", "structure", "--comparisons",
+                          str(f), "--draws", "20"], capture_output=True, text=True)
+    assert run.returncode == 0 and "179101 never compared" in run.stdout, run.stderr
 
 
 def test_a_line_longer_than_the_limit_is_refused_before_it_is_held(tmp_path, monkeypatch):
@@ -249,3 +255,75 @@ def test_a_line_wider_than_a_square_table_is_refused_before_it_is_split(tmp_path
     f.write_text('name,"a, the first","b, the second"\n"a, the first",0.5,0.6\n'
                  '"b, the second",0.4,0.5\n')  # quoted names holding the delimiter: read
     assert read_matrix(f).arms == ("a, the first", "b, the second")
+
+
+# -- structure and table when the estimate has no tournament -----------------------------------
+
+
+def test_posterior_structure_matches_exact_enumeration_at_k3():
+    """K = 3 with a tied and a never-compared pair: P(arm i is a Copeland winner) by
+    enumerating the 8 tournaments, each weighted by the Beta posterior's sign
+    probabilities (scipy), against the sampled shares."""
+    import itertools
+
+    from scipy import stats as sps
+
+    from duelbound.theory import tournament as tt
+    from duelbound.theory.posterior import posterior_structure
+
+    W = np.array([[0, 5, 9], [5, 0, 0], [2, 0, 0]], dtype=float)  # 0-1 tied, 1-2 never
+    ps = posterior_structure(W, draws=20_000, seed=3)
+    assert ps.tied == [(0, 1)] and ps.never == [(1, 2)]
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    p_low = [1 - sps.beta.cdf(0.5, W[a, b] + 1, W[b, a] + 1) for a, b in pairs]  # µ_ab > 1/2
+    exact = np.zeros(3)
+    condorcet = 0.0
+    for signs in itertools.product([True, False], repeat=3):
+        mu = np.full((3, 3), 0.5)
+        prob = 1.0
+        for (a, b), up, p in zip(pairs, signs, p_low):
+            mu[a, b], mu[b, a] = (0.75, 0.25) if up else (0.25, 0.75)
+            prob *= p if up else 1 - p
+        L = tt.losses(PreferenceMatrix(mu))
+        exact[L == L.min()] += prob
+        condorcet += prob * (L.min() == 0)
+    tol = 4 * np.sqrt(0.25 / ps.draws)
+    assert np.all(np.abs(ps.p_winner - exact) < tol), (ps.p_winner, exact)
+    assert abs(ps.p_condorcet - condorcet) < tol
+    assert ps.ranking()[0] == int(np.argmax(exact))
+
+
+def test_structure_and_table_answer_from_the_posterior(tmp_path):
+    import pandas as pd
+
+    f = tmp_path / "arena.csv"
+    arena_log(f, K=6, n=120, seed=4)
+    C = read_comparisons(f)
+    from duelbound.theory.posterior import undefined_pairs
+
+    assert any(undefined_pairs(C.wins))  # the log has tied or never-compared pairs
+
+    def cli(*argv):
+        return subprocess.run([sys.executable, "-m", "duelbound", *argv],
+                              capture_output=True, text=True)
+
+    run = cli("structure", "--comparisons", str(f), "--json")
+    assert run.returncode == 0, run.stderr
+    d = json.loads(run.stdout)
+    assert d["plug_in"]["defined"] is False and len(d["posterior"]["p_winner"]) == 6
+    run = cli("structure", "--comparisons", str(f))
+    assert run.returncode == 0 and "P(Copeland winner)" in run.stdout
+    run = cli("table", "--comparisons", str(f), "--format", "csv")
+    assert run.returncode == 0, run.stderr
+    row = pd.read_csv(io.StringIO(run.stdout)).iloc[0]
+    rep = lower_bound_interval(C, draws=1000, seed=0)  # K = 6: every draw gets C*
+    assert row["C* (x log T)"] == pytest.approx(rep.cstar.median, rel=1e-6)
+    assert row["upper-bound terms"] == "undefined"
+    run = cli("table", "--comparisons", str(f), "--format", "json")
+    assert json.loads(run.stdout)["rows"][0]["C*:draws"] == 1000
+    for bad in (["--transpose"], ["--convention", "zoghi"], ["--example", "cyclic"]):
+        run = cli("table", "--comparisons", str(f), *bad)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode == 2 and "error" in lines[-1], run.stderr
+    run = cli("structure", "--comparisons", str(f), "--plot", str(tmp_path / "t.png"))
+    assert run.returncode == 2 and "undefined" in run.stderr

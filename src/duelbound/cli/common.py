@@ -110,6 +110,16 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
     return cached
 
 
+def undefined_counts(args: argparse.Namespace) -> list[WinCounts]:
+    """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament (a
+    tied or never-compared pair), unless ``--break-ties`` perturbs the ties away."""
+    from duelbound.theory.posterior import undefined_pairs
+
+    if getattr(args, "break_ties", None) is not None:
+        return []
+    return [C for C in _all_counts(args) if any(undefined_pairs(C.wins))]
+
+
 def load_counts(args: argparse.Namespace) -> WinCounts | None:
     """The raw win counts given by ``--counts FILE`` or ``--comparisons FILE``, or None.
 
@@ -155,11 +165,16 @@ def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
     return out
 
 
+def input_count(args: argparse.Namespace) -> int:
+    """How many matrix sources the command line names (files, examples, counts, logs)."""
+    files = _listed(args, "files") if hasattr(args, "files") else _listed(args, "file")
+    return len(files) + len(_listed(args, "example")) + len(_listed(args, "counts")) \
+        + len(_listed(args, "comparisons"))
+
+
 def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
     """The single matrix named on the command line."""
-    given = len(_listed(args, "file")) + len(_listed(args, "example")) \
-        + len(_listed(args, "counts")) + len(_listed(args, "comparisons"))
-    if given > 1:
+    if input_count(args) > 1:
         raise DuelboundError("give one of a matrix FILE, --example NAME, --counts FILE or "
                              "--comparisons FILE, not several")
     return load_matrices(args)[0]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from duelbound.theory import tournament as st
+from duelbound.theory.errors import DuelboundError
 from duelbound.theory.matrix import PreferenceMatrix
 
 from .common import (
@@ -25,6 +26,7 @@ from .common import (
     add_matrix_arguments,
     check_output_path,
     clip,
+    load_counts,
     load_matrix,
     write_json,
 )
@@ -38,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("--plot", metavar="FILE", help="draw the tournament (.png/.svg/.pdf)")
+    parser.add_argument("--draws", type=int, default=1000, metavar="N",
+                        help="posterior draws when counts leave the tournament undefined "
+                             "(tied or never-compared pairs; default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of those draws")
     parser.add_argument("--full", action="store_true",
                         help="print every list in full (default: clipped to ~100 characters)")
 
@@ -108,8 +114,53 @@ def structure_json(s: st.Structure, M: PreferenceMatrix) -> dict[str, Any]:
     return d
 
 
+#: Most sign draws (pairs × draws) of the posterior structure: ~15 s.
+_MAX_SIGN_DRAWS = 200_000_000
+
+
+def _posterior_answer(args: argparse.Namespace, C: Any) -> int:
+    """Counts whose µ̂ has no tournament (tied or never-compared pairs): the posterior
+    distribution of the tournament instead of an error (docs/uncertainty.md)."""
+    import sys
+
+    from duelbound.theory.posterior import posterior_structure
+
+    if args.plot:
+        raise DuelboundError("--plot draws the tournament of mu_hat, which is undefined here "
+                             "(tied or never-compared pairs); --break-ties EPS draws the "
+                             "perturbed one")
+    pairs = C.K * (C.K - 1) // 2
+    draws = args.draws
+    if pairs * draws > _MAX_SIGN_DRAWS:
+        if pairs * 10 > _MAX_SIGN_DRAWS:
+            raise DuelboundError(f"the tournament of mu_hat is undefined and its posterior over "
+                                 f"{pairs} pairs is too large to sample (K = {C.K}); compare the "
+                                 "missing pairs, or drop arms")
+        draws = _MAX_SIGN_DRAWS // pairs
+        print(f"duelbound: {draws} posterior draws instead of {args.draws} (K = {C.K}: "
+              f"{pairs} pairs per draw)", file=sys.stderr)
+    ps = posterior_structure(C, draws=draws, seed=args.seed)
+    print(f"duelbound: the tournament of mu_hat is undefined ({len(ps.tied)} tied, "
+          f"{len(ps.never)} never compared pair(s)); answering with its posterior "
+          f"distribution", file=sys.stderr)
+    if args.json:
+        write_json({"plug_in": {"defined": False, "tied": [list(p) for p in ps.tied],
+                                "never_compared": [list(p) for p in ps.never]},
+                    "posterior": ps.to_dict()}, indent=2 if C.K <= 16 else None)
+    else:
+        print(ps.render(full=args.full), flush=True)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
+    counts = load_counts(args)
+    if counts is not None and args.break_ties is None:
+        from duelbound.theory.posterior import undefined_pairs
+
+        tied, never = undefined_pairs(counts.wins)
+        if tied or never:
+            return _posterior_answer(args, counts)
     M = load_matrix(args)
     s = st.structure(M)
     if args.json:

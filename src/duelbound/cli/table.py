@@ -38,7 +38,14 @@ from duelbound.solvers.tables import (
 from duelbound.theory.errors import DuelboundError
 from duelbound.theory.regret import CONVENTIONS
 
-from .common import PLOT_EXTENSIONS, add_matrix_arguments, check_output_path, load_matrices
+from .common import (
+    PLOT_EXTENSIONS,
+    add_matrix_arguments,
+    check_output_path,
+    input_count,
+    load_matrices,
+    undefined_counts,
+)
 
 NAME = "table"
 ORDER = 30
@@ -85,6 +92,39 @@ def write_bib(args: argparse.Namespace) -> None:
         write_text(args.bib, bibliography())
 
 
+def _posterior_run(args: argparse.Namespace, style: LatexStyle) -> int:
+    """Win counts whose estimate has no tournament: the posterior table of C* and C^E*
+    (:func:`~duelbound.solvers.posterior_table.posterior_table`) instead of an error."""
+    import os
+
+    from duelbound.solvers.posterior_table import posterior_table
+
+    undefined = undefined_counts(args)
+    if input_count(args) > len(undefined):
+        raise DuelboundError(
+            f"{undefined[0].name}: tied or never-compared pairs leave its estimate without a "
+            "tournament, so it has no row in a bound table: give it alone (its posterior "
+            "table), or --break-ties EPS for a perturbed matrix")
+    refused = [opt for opt, on in (("--transpose", args.transpose), ("--plot", args.plot),
+                                   ("--T/--log-T", args.T or args.log_T),
+                                   ("--convention", args.convention != "komiyama")) if on]
+    if refused:
+        raise DuelboundError(f"{', '.join(refused)}: not available for an estimate without a "
+                             "tournament (tied or never-compared pairs); its posterior table "
+                             "has C* and C^E* only, komiyama convention")
+    for C in undefined:
+        print(f"duelbound: {C.name}: the estimate has tied or never-compared pairs; the table "
+              "gives the posterior of C* and C^E* (duelbound bounds --interval for the whole "
+              "report)", file=sys.stderr)
+    table = posterior_table(undefined, cstar_draws="auto",
+                            workers=min(os.cpu_count() or 1, 8), progress=True)
+    print(render(table, args.format, style), flush=True)
+    if args.notes:
+        write_text(args.notes, notes_text(table))
+    write_bib(args)
+    return 0
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser, many=True)
     parser.add_argument("--format", choices=FORMATS, default="md",
@@ -126,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.notes, None, "--notes")
     check_output_path(getattr(args, "bib", None), None, "--bib")
     style = latex_style(args)
+    if undefined_counts(args):
+        return _posterior_run(args, style)
     mats = load_matrices(args)
     params = {p: getattr(args, p) for p in ("alpha", "epsilon", "beta", "delta")
               if getattr(args, p) is not None}

@@ -1,0 +1,173 @@
+"""The tournament of a matrix estimated from win counts, as a posterior distribution.
+
+When some pair is won equally often or never compared, the plug-in estimate µ̂_ij =
+W_ij / (W_ij + W_ji) has no tournament: Copeland winners, the loss vector L and Δ_min
+([K16] §2; docs/math.md §2) are undefined.  Under independent uniform priors the
+posterior µ_ij ~ Beta(W_ij + 1, W_ji + 1) (docs/uncertainty.md) is defined whatever the
+counts, and so is the distribution of the tournament: :func:`posterior_structure` draws
+it and reports, per arm, the probability of being a Copeland winner and the quantiles
+of its number of losses, the most frequent winner sets and the probability that a
+Condorcet winner exists.  Signs only: no gap enters, so nothing here depends on how
+close a pair is to ½ beyond its probability of being flipped.
+
+Examples
+--------
+>>> import numpy as np
+>>> from duelbound.theory.posterior import posterior_structure
+>>> W = np.array([[0, 6, 9], [6, 0, 8], [1, 2, 0]])   # arms 0 and 1 tied 6 : 6
+>>> ps = posterior_structure(W, draws=2000, seed=0)
+>>> ps.tied, round(float(ps.p_winner[0] + ps.p_winner[1]), 2)
+([(0, 1)], 1.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import DuelboundError
+
+__all__ = ["posterior_structure", "PosteriorStructure", "undefined_pairs"]
+
+_SHOWN = 10  # arms listed in the text rendering without ``full``
+
+
+def undefined_pairs(W: np.ndarray) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(tied, never compared) unordered pairs i < j of win counts W (K × K)."""
+    N = W + W.T
+    upper = np.triu(np.ones(W.shape, dtype=bool), 1)
+    tied = upper & (N > 0) & (W == W.T)
+    never = upper & (N == 0)
+    return ([(int(i), int(j)) for i, j in zip(*np.nonzero(tied))],
+            [(int(i), int(j)) for i, j in zip(*np.nonzero(never))])
+
+
+@dataclass
+class PosteriorStructure:
+    """Distribution of the tournament under µ_ij ~ Beta(W_ij + 1, W_ji + 1).
+
+    Attributes
+    ----------
+    K, arms, name, draws, seed
+        Size, arm names (or None), label, number of draws and their seed.
+    comparisons : float
+        Σ_{i<j} (W_ij + W_ji).
+    tied, never : list of (int, int)
+        Pairs won equally often / never compared (they make the plug-in undefined).
+    p_winner : numpy.ndarray
+        P(arm i is a Copeland winner), shape (K,).
+    losses : numpy.ndarray
+        Quantiles (5 %, 50 %, 95 %) of L_i over the draws, shape (K, 3).
+    winner_sets : list of (tuple of int, float)
+        The most frequent Copeland winner sets and their shares.
+    p_condorcet : float
+        Share of the draws with a Condorcet winner (L_i = 0 for some i).
+    """
+
+    K: int
+    arms: tuple[str, ...] | None
+    name: str | None
+    draws: int
+    seed: int | None
+    comparisons: float
+    tied: list[tuple[int, int]]
+    never: list[tuple[int, int]]
+    p_winner: np.ndarray
+    losses: np.ndarray
+    winner_sets: list[tuple[tuple[int, ...], float]] = field(default_factory=list)
+    p_condorcet: float = 0.0
+
+    def label(self, i: int) -> str:
+        return self.arms[i] if self.arms else str(i)
+
+    def ranking(self) -> list[int]:
+        """Arms by P(Copeland winner), then by median losses, then index."""
+        return sorted(range(self.K), key=lambda i: (-self.p_winner[i], self.losses[i, 1], i))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"K": self.K, "arms": list(self.arms) if self.arms else None, "name": self.name,
+                "draws": self.draws, "seed": self.seed, "comparisons": self.comparisons,
+                "tied": [list(p) for p in self.tied], "never_compared":
+                    [list(p) for p in self.never],
+                "p_winner": [float(p) for p in self.p_winner],
+                "losses_quantiles": {"levels": [0.05, 0.5, 0.95],
+                                     "values": self.losses.tolist()},
+                "winner_sets": [{"winners": list(s), "share": p} for s, p in self.winner_sets],
+                "p_condorcet": self.p_condorcet,
+                "model": "mu_ij ~ Beta(W_ij + 1, W_ji + 1), independent pairs"}
+
+    def render(self, full: bool = False) -> str:
+        """Plain text: the undefined pairs, then the arms by P(Copeland winner)."""
+        n_pairs = self.K * (self.K - 1) // 2
+        out = [f"counts      {self.name or '-'}  (K = {self.K}, {self.comparisons:g} comparisons, "
+               f"{n_pairs - len(self.never)} of {n_pairs} pairs compared)",
+               f"plug-in     undefined: {len(self.tied)} pair(s) won equally often, "
+               f"{len(self.never)} never compared",
+               "            (the tournament of mu_hat does not exist)",
+               f"posterior   Beta(W_ij+1, W_ji+1) per pair; {self.draws} draws, seed {self.seed}"
+               "; signs only (no gap is estimated)",
+               "",
+               f"P(a Condorcet winner exists) = {self.p_condorcet:.3f}",
+               "winner sets among the draws: " + ", ".join(
+                   "{" + ", ".join(self.label(i) for i in s) + f"}}: {p:.3f}"
+                   for s, p in self.winner_sets[:3]),
+               ""]
+        order = self.ranking()
+        shown = order if full else order[:_SHOWN]
+        w = max([len(self.label(i)) for i in shown] + [3])
+        out.append(f"  {'arm':<{w}}  P(Copeland winner)  losses: median [5%, 95%]")
+        for i in shown:
+            lo, med, hi = self.losses[i]
+            out.append(f"  {self.label(i):<{w}}  {self.p_winner[i]:>18.3f}  "
+                       f"{med:g} [{lo:g}, {hi:g}]")
+        if len(shown) < self.K:
+            out.append(f"  ... {self.K - len(shown)} more arms (see --json / --full)")
+        return "\n".join(out)
+
+
+def posterior_structure(counts: Any, draws: int = 1000, seed: int | None = 0
+                        ) -> PosteriorStructure:
+    """Sample the tournament of µ ~ Beta(W + 1, Wᵀ + 1) (independent pairs).
+
+    Parameters
+    ----------
+    counts : array_like or object with ``.wins``
+        K × K win counts (halves allowed: a draw counted ½ each), or a ``WinCounts``.
+    draws : int
+        Posterior draws (≥ 10).
+    seed : int, optional
+
+    Returns
+    -------
+    PosteriorStructure
+    """
+    if int(draws) < 10:
+        raise DuelboundError(f"draws must be >= 10, got {draws}")
+    W = np.asarray(getattr(counts, "wins", counts), dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
+        raise DuelboundError(f"win counts must be a K x K array with K >= 2, got shape "
+                             f"{W.shape}")
+    K = W.shape[0]
+    iu = np.triu_indices(K, 1)
+    wa, wb = W[iu], W[iu[1], iu[0]]
+    rng = np.random.default_rng(seed)
+    L = np.empty((int(draws), K), dtype=np.int64)
+    for s in range(int(draws)):
+        low_wins = rng.beta(wa + 1.0, wb + 1.0) > 0.5  # µ_ab > 1/2 for a < b
+        L[s] = np.bincount(np.where(low_wins, iu[1], iu[0]), minlength=K)
+    best = L.min(axis=1, keepdims=True)
+    is_winner = L == best
+    masks = np.packbits(is_winner, axis=1)
+    sets, first, cnt = np.unique(masks, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(-cnt, kind="stable")[:5]
+    winner_sets = [(tuple(int(i) for i in np.flatnonzero(is_winner[first[o]])),
+                    float(cnt[o] / draws)) for o in order]
+    tied, never = undefined_pairs(W)
+    return PosteriorStructure(
+        K=K, arms=getattr(counts, "arms", None), name=getattr(counts, "name", None),
+        draws=int(draws), seed=seed, comparisons=float((wa + wb).sum()), tied=tied,
+        never=never, p_winner=is_winner.mean(axis=0),
+        losses=np.quantile(L, [0.05, 0.5, 0.95], axis=0, method="inverted_cdf").T,
+        winner_sets=winner_sets, p_condorcet=float(np.mean(best[:, 0] == 0)))
