@@ -268,10 +268,10 @@ class WinCounts:
         if n_missing:
             missing = _first_pairs(unobserved)
             raise InvalidMatrixError(
-                f"no comparisons of {pairs_text(self.arms, missing, n_missing)}: every pair "
-                "needs at "
-                "least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) ('duelbound bounds' "
-                "answers from the posterior interval instead)", "unobserved", missing)
+                f"no comparisons of {pairs_text(self.arms, missing, n_missing, limit=3)}: "
+                "every pair needs at least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) "
+                "('duelbound bounds', 'structure' and 'table' answer from the posterior "
+                "instead)", "unobserved", missing)
         tied = upper & (W == W.T)
         n_tied = int(np.count_nonzero(tied))
         if n_tied and break_ties is None:
@@ -279,9 +279,10 @@ class WinCounts:
             i, j = ties[0]
             raise TieError(
                 f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
-                f"A fails): {pairs_text(self.arms, ties, n_tied)} (e.g. {W[i, j]:g} : "
+                f"A fails): {pairs_text(self.arms, ties, n_tied, limit=3)} (e.g. {W[i, j]:g} : "
                 f"{W[j, i]:g}); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them "
-                "('duelbound bounds' answers from the posterior interval without it)", ties)
+                "('duelbound bounds', 'structure' and 'table' answer from the posterior "
+                "without it)", ties)
         with np.errstate(invalid="ignore", divide="ignore"):
             mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
         np.fill_diagonal(mu, 0.5)

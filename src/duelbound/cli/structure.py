@@ -48,11 +48,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print every list in full (default: clipped to ~100 characters)")
 
 
+#: Characters of a clipped list after the 18-character label: lines stay under ~120.
+_WIDTH = 72
+
+
 def _arms(M: PreferenceMatrix | None, idx: Sequence[int], full: bool = False) -> str:
-    """A list of arms: ``0, 2``, or ``a, c  [0, 2]`` when the arms are named (clipped)."""
+    """A list of arms: ``0, 2``, or ``a, c  [0, 2]`` when the arms are named (clipped; the
+    indices only when the names fit)."""
     if M is None or M.arms is None:
-        return "[" + clip([str(i) for i in idx], full=full) + "]"
-    return f"{clip([M.label(i) for i in idx], full=full)}  [{clip([str(i) for i in idx])}]"
+        return "[" + clip([str(i) for i in idx], full=full, width=_WIDTH) + "]"
+    names = clip([M.label(i) for i in idx], full=full, width=_WIDTH)
+    if "more (--json" in names:  # clipped: the indices would repeat the clipping
+        return names
+    return f"{names}  [{clip([str(i) for i in idx], full=full, width=_WIDTH)}]"
 
 
 def format_structure(s: st.Structure, M: PreferenceMatrix | None = None,
@@ -68,17 +76,17 @@ def format_structure(s: st.Structure, M: PreferenceMatrix | None = None,
     order = sorted(range(s.K), key=lambda i: (s.losses[i], i)) if s.K > 12 else range(s.K)
     named = M is not None and M.arms is not None
     losses = clip([f"{label(i)} ({s.losses[i]})" if named or s.K > 12 else str(s.losses[i])
-                   for i in order], full=full)
+                   for i in order], full=full, width=_WIDTH)
     if s.K <= 12 and not named:
         losses = f"[{losses}]"
     elif s.K > 12:
-        losses += "  (arm (losses), fewest first)"
+        losses = "(fewest first) " + losses
     cw = "none" if s.condorcet_winner is None else \
         _arms(M, [s.condorcet_winner]) if named else str(s.condorcet_winner)
     winners, top = _arms(M, s.copeland_winners, full), _arms(M, s.top_cycle, full)
-    path = clip([label(i) for i in s.hamiltonian_path], " > ", full)
+    path = clip([label(i) for i in s.hamiltonian_path], " > ", full, width=_WIDTH)
     broken = clip([M.pair_label(i, j) if M is not None else f"({i},{j})"
-                   for i, j in s.broken_ties], full=full)
+                   for i, j in s.broken_ties], full=full, width=_WIDTH)
     lines = [
         f"matrix            {s.name or '-'}  (K = {s.K})",
         f"losses L          {losses}",
