@@ -560,8 +560,10 @@ def bound_table(matrices: Iterable[PreferenceMatrix],
             certificate=cert, terms=terms,
             conversions=[t.converted(M, convention) for t in terms],
             perturbed=(f"exact ties at {list(M.broken_ties)} broken by epsilon = "
-                       f"{M.tie_epsilon:g}; every number is for the perturbed matrix"
-                       if M.perturbed else None),
+                       f"{M.tie_epsilon:g}; every number is for the perturbed matrix, and "
+                       "those that depend on the broken pairs' gaps are artefacts of epsilon, "
+                       "not estimates (Delta_min = epsilon; the 1/Delta^2 terms, and C* when "
+                       "it needs those pairs, grow like 1/epsilon^2)" if M.perturbed else None),
             winners=[M.label(i) for i in lb.winners]))
     return BoundTable(convention=convention, bounds=names, entries=entries, log_T=lt, T=T,
                       params=dict(params or {}))

@@ -327,3 +327,18 @@ def test_structure_and_table_answer_from_the_posterior(tmp_path):
         assert run.returncode == 2 and "error" in lines[-1], run.stderr
     run = cli("structure", "--comparisons", str(f), "--plot", str(tmp_path / "t.png"))
     assert run.returncode == 2 and "undefined" in run.stderr
+
+
+def test_broken_ties_are_labelled_artefacts_of_epsilon(tmp_path, capsys):
+    from duelbound.cli import main
+
+    f = tmp_path / "tied.txt"
+    f.write_text("0 6 9\n6 0 8\n1 2 0\n")
+    assert main(["structure", "--counts", str(f), "--break-ties", "1e-3"]) == 0
+    out = capsys.readouterr().out
+    assert "Delta_min         0.001  (= epsilon of a broken tie: an artefact" in out
+    assert main(["table", "--counts", str(f), "--break-ties", "1e-3"]) == 0
+    out = capsys.readouterr().out
+    assert "artefacts of epsilon, not estimates" in out
+    assert main(["structure", "--counts", str(f)]) == 0  # without EPS: the posterior answer
+    assert "P(Copeland winner)" in capsys.readouterr().out

@@ -96,7 +96,9 @@ def format_structure(s: st.Structure, M: PreferenceMatrix | None = None,
         f"3-cycles          {s.three_cycles}  "
         f"({'transitive' if s.transitive else 'not transitive'})",
         f"Hamiltonian path  {path}",
-        f"Delta_min         {s.delta_min:.6g}",
+        f"Delta_min         {s.delta_min:.6g}"
+        + ("  (= epsilon of a broken tie: an artefact, not a gap of the data)"
+           if s.broken_ties and abs(s.delta_min - s.tie_epsilon) <= 1e-12 else ""),
         f"Assumption A      {s.assumption_A}",
     ]
     if s.broken_ties:
