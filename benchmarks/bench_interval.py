@@ -15,9 +15,10 @@ share of replications with an unbounded upper end and the mean P(winner set righ
 
 Large: an LMSYS-style log of K arms (``bench_logs.write_log``; 2 000 battles per arm),
 the single-core seconds of C* on each of the first three posterior draws (the numbers
-behind ``DRAW_SECONDS`` and ``--cstar-draws auto``), then the default CLI run (C* on the
-``auto`` draws in one process per CPU) with its wall time and the peak resident memory of
-the main process and of the largest worker.
+behind ``DRAW_SECONDS`` and ``--cstar-draws auto``), then the default CLI run
+(``duelbound bounds --comparisons LOG --interval 0.95``: C* on the ``auto`` draws in one
+process per CPU) with its wall time and the peak resident memory of its process tree
+(sampled every 0.5 s from /proc; Linux).
 """
 
 from __future__ import annotations
@@ -110,8 +111,31 @@ def coverage(reps: int, draws: int, level: float, method: str, only: str | None,
               f"{s:.0f} |", flush=True)
 
 
+def _tree_rss_mb(root: int) -> float:
+    """Resident memory of ``root`` and all its descendants (Linux /proc), in MB."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh if ":" in line)
+        except OSError:
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields["PPid"]), []).append(pid)
+        rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0])
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo += children.get(pid, [])
+    return total / 1024
+
+
 def large(Ks: list[int]) -> None:
-    import resource
+    import subprocess
     import sys
     import tempfile
 
@@ -125,34 +149,37 @@ def large(Ks: list[int]) -> None:
     from bench_logs import write_log
 
     print(f"`uptime`: {os.popen('uptime').read().strip()}")
-    print("| K | battles | one draw's C* (s, 3 draws) | C* draws (auto) | workers | wall s "
-          "| peak RSS main / worker MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| K | battles | one draw's C* (s, 3 draws) | C* draws (auto) | wall s (CLI) "
+          "| peak memory of the process tree MB |")
+    print("|---|---|---|---|---|---|")
     for K in Ks:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "log.csv")
             write_log(path, K, 2000 * K, seed=3)
-            C = read_comparisons(path)
-        W = np.asarray(C.wins, dtype=float)
-        iu = np.triu_indices(K, 1)
-        rng = np.random.default_rng(0)
-        per = []
-        for _ in range(3):
-            mu = _square(rng.beta(W[iu] + 1, W.T[iu] + 1), K)
-            d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+            W = np.asarray(read_comparisons(path).wins, dtype=float)
+            iu = np.triu_indices(K, 1)
+            rng = np.random.default_rng(0)
+            per = []
+            for _ in range(3):
+                mu = _square(rng.beta(W[iu] + 1, W.T[iu] + 1), K)
+                d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+                t = time.perf_counter()
+                for i1 in np.flatnonzero(L == L.min()):
+                    FamilyModel(mu, int(i1), pair_index(mu, d, r, int(i1))).solve()
+                per.append(time.perf_counter() - t)
+            # the default CLI run, its process tree (the worker processes) sampled every 0.5 s
             t = time.perf_counter()
-            for i1 in np.flatnonzero(L == L.min()):
-                FamilyModel(mu, int(i1), pair_index(mu, d, r, int(i1))).solve()
-            per.append(time.perf_counter() - t)
-        workers = min(os.cpu_count() or 1, 8)
-        t = time.perf_counter()
-        rep = lower_bound_interval(C, draws=1000, seed=0, cstar_draws="auto", workers=workers)
-        wall = time.perf_counter() - t
-        main_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        kid_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        assert rep.cstar.draws == auto_cstar_draws(K, 1000)
-        print(f"| {K} | {2000 * K} | {', '.join(f'{x:.1f}' for x in per)} | {rep.cstar.draws} "
-              f"| {workers} | {wall:.0f} | {main_mb:.0f} / {kid_mb:.0f} |", flush=True)
+            proc = subprocess.Popen([sys.executable, "-m", "duelbound", "bounds",
+                                     "--comparisons", path, "--interval", "0.95"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            peak = 0.0
+            while proc.poll() is None:
+                peak = max(peak, _tree_rss_mb(proc.pid))
+                time.sleep(0.5)
+            wall = time.perf_counter() - t
+            assert proc.returncode == 0, proc.returncode
+        print(f"| {K} | {2000 * K} | {', '.join(f'{x:.1f}' for x in per)} | "
+              f"{auto_cstar_draws(K, 1000)} | {wall:.0f} | {peak:.0f} |", flush=True)
 
 
 def main() -> None:

@@ -3,7 +3,8 @@
 An LMSYS-style log (``model_a,model_b,winner``; Elo-like ratings 900–1300, Zipf-like
 popularity, 15 % ties) of K arms is written with numpy, then read by
 :func:`duelbound.theory.counts.read_comparisons` in a fresh process, which reports its
-wall time and peak resident memory (``ru_maxrss``).  Sizes side by side in one run.
+wall time and peak resident memory (``VmHWM`` of /proc/self/status, Linux).  Sizes side
+by side in one run.
 
     python benchmarks/bench_logs.py --rows 1e5 1e6 1e7 --k 300
 """
@@ -19,14 +20,16 @@ import time
 
 import numpy as np
 
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across exec, so a child started by this
+# (large) process would report the parent's size at fork time
 _CHILD = """
-import resource, sys, time
+import sys, time
 t = time.perf_counter()
 from duelbound.theory.counts import read_comparisons
 C = read_comparisons(sys.argv[1])
 s = time.perf_counter() - t
-print(C.K, int(C.pair_counts.sum() // 2), s,
-      resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+hwm = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM"))
+print(C.K, int(C.pair_counts.sum() // 2), s, hwm / 1024)
 """
 
 

@@ -342,3 +342,41 @@ def test_broken_ties_are_labelled_artefacts_of_epsilon(tmp_path, capsys):
     assert "artefacts of epsilon, not estimates" in out
     assert main(["structure", "--counts", str(f)]) == 0  # without EPS: the posterior answer
     assert "P(Copeland winner)" in capsys.readouterr().out
+
+
+def _k100_log(tmp_path, n: int):
+    f = tmp_path / "arena100.csv"
+    arena_log(f, K=100, n=n, seed=11)
+    return f
+
+
+def test_k100_log_structure_answers_from_the_posterior(tmp_path):
+    f = _k100_log(tmp_path, 20_000)
+    run = subprocess.run([sys.executable, "-m", "duelbound", "structure", "--comparisons",
+                          str(f)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "never compared" in run.stdout and "P(Copeland winner)" in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 120
+    assert "... 90 more arms (see --json / --full)" in run.stdout
+
+
+@pytest.mark.slow
+def test_k100_log_bounds_and_table_answer(tmp_path):
+    """K = 100 from 200 000 battles (ties, never-compared pairs): bounds answers with the
+    interval (C* on a few draws), table with the posterior table; both exit 0."""
+    import pandas as pd
+
+    f = _k100_log(tmp_path, 200_000)
+    run = subprocess.run([sys.executable, "-m", "duelbound", "bounds", "--comparisons", str(f),
+                          "--interval", "0.95", "--draws", "200", "--cstar-draws", "10",
+                          "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    d = json.loads(run.stdout)
+    assert d["plug_in"]["defined"] is False and d["interval"]["cstar"]["draws"] == 10
+    assert d["interval"]["ecw"]["draws"] == 200
+    run = subprocess.run([sys.executable, "-m", "duelbound", "table", "--comparisons", str(f),
+                          "--format", "csv"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    row = pd.read_csv(io.StringIO(run.stdout)).iloc[0]
+    assert row["K"] == 100 and row["upper-bound terms"] == "undefined"
+    assert row["C* 95% low"] <= row["C* (x log T)"]

@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,9 +111,10 @@ class PosteriorStructure:
                "; signs only (no gap is estimated)",
                "",
                f"P(a Condorcet winner exists) = {self.p_condorcet:.3f}",
-               "winner sets among the draws: " + ", ".join(
+               *textwrap.wrap("winner sets among the draws: " + "; ".join(
                    "{" + ", ".join(self.label(i) for i in s) + f"}}: {p:.3f}"
-                   for s, p in self.winner_sets[:3]),
+                   for s, p in self.winner_sets[:3]), 100, subsequent_indent="  ",
+                   break_on_hyphens=False, break_long_words=False),
                ""]
         order = self.ranking()
         shown = order if full else order[:_SHOWN]

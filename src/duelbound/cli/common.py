@@ -102,7 +102,8 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
     if cached is None:
         cached = [read_counts(f) for f in _listed(args, "counts")]
         policy = getattr(args, "draw_policy", "half")
-        cached += [read_comparisons(f, draw_policy=policy) for f in _listed(args, "comparisons")]
+        cached += [read_comparisons(f, draw_policy=policy, progress=True)
+                   for f in _listed(args, "comparisons")]
         for C in cached:
             for note in C.notes:
                 sys.stderr.write(f"duelbound: note: {C.name}: {note}\n")
