@@ -82,7 +82,7 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
                     r"$\hat\mu_{ij} = W_{ij}/(W_{ij}+W_{ji})$")
     beta = Markup("mu_ij ~ Beta(W_ij + 1, W_ji + 1)",
                   r"$\mu_{ij} \sim \mathrm{Beta}(W_{ij}+1, W_{ji}+1)$")
-    footnotes = {
+    footnotes: dict[str, str | Markup] = {
         "a": _join("Pairs won equally often / never compared: the plug-in estimate ", mu_hat,
                    " has no tournament, so its ", _C, ", ", _DMIN, " and bound terms do not "
                    "exist."),

@@ -59,6 +59,14 @@ def _module(folder: Path, name: str, source: str) -> str:
     return f"{name}:make"
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _processes_naming(mark: str) -> list[int]:
     """Processes whose command line holds ``mark`` (whatever their environment)."""
     out = []
@@ -293,7 +301,13 @@ def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, t
                                  "--only", "cyclic", "--T", "100000", "--runs", "2",
                                  "--json", str(out)], cwd=code, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(6.0)   # the probe, then the runs under way
+        # the runs under way: the sandboxed algorithm started (not a fixed sleep: a loaded
+        # machine may still be importing after 6 s)
+        deadline = time.monotonic() + 60
+        while not any("child.py" in _cmdline(p) for p in _processes_naming("s_slow")):
+            assert time.monotonic() < deadline and proc.poll() is None, proc.poll()
+            time.sleep(0.2)
+        time.sleep(1.0)
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=60)
         assert proc.returncode == code_, stderr

@@ -705,7 +705,8 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     pos = np.empty(len(names), dtype=np.int64)
     pos[order] = np.arange(len(names))  # pos[first-appearance index] = row of W
     halves = draw_policy == "half" and any(c % 2 for c in drawn.values())
-    W = np.zeros((len(names), len(names)), dtype=np.float64 if halves else np.int64)
+    W: np.ndarray = np.zeros((len(names), len(names)),
+                             dtype=np.float64 if halves else np.int64)
     for key, c in tally.items():
         w, l = divmod(key, MAX_K)
         if c > MAX_COUNT:
@@ -716,9 +717,9 @@ def read_comparisons(path: str | os.PathLike[str], *, name: str | None = None,
     n_draws = sum(drawn.values())
     if n_draws and draw_policy == "half":
         for key, c in drawn.items():
-            a, b = (int(pos[i]) for i in divmod(key, MAX_K))
-            W[a, b] += c / 2 if halves else c // 2
-            W[b, a] += c / 2 if halves else c // 2
+            ra, rb = (int(pos[i]) for i in divmod(key, MAX_K))
+            W[ra, rb] += c / 2 if halves else c // 2
+            W[rb, ra] += c / 2 if halves else c // 2
         notes.append(f"counted {n_draws} draw(s) as 1/2 win to each arm (draw policy 'half'; "
                      f"{n_draws / (n_draws + sum(tally.values())):.1%} of the duels)")
     elif n_draws:

@@ -84,10 +84,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"duelbound {args.command}: error: {one_line}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
+        _kill_children()
         sys.stderr.write(f"duelbound {args.command}: interrupted\n")
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _kill_children() -> None:
+    """Kill the worker processes an interrupted command leaves (verify's judges, the interval's
+    LP workers).  Killed, not terminated and joined: a worker interrupted while it starts may
+    never run its own SIGTERM handler, and multiprocessing's exit handler would then wait
+    for it forever (seen under load: the command never exited)."""
+    if "multiprocessing" not in sys.modules:
+        return
+    import multiprocessing
+
+    for proc in multiprocessing.active_children():
+        proc.kill()
+        proc.join(1.0)
 
 
 if __name__ == "__main__":  # pragma: no cover
