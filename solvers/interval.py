@@ -486,9 +486,21 @@ def estimate_cstar_seconds(K: int, n: int, workers: int) -> float:
     return n * estimate_draw_seconds(K) / (1.0 + WORKER_EFFICIENCY * (min(workers, n) - 1))
 
 
-def auto_cstar_draws(K: int, draws: int) -> int:
-    """How many of ``draws`` posterior draws ``cstar_draws="auto"`` solves C* on (K only)."""
-    fit = int(AUTO_CSTAR_SECONDS / estimate_draw_seconds(K))
+def auto_cstar_draws(K: int, draws: int, tid: np.ndarray | None = None) -> int:
+    """How many of ``draws`` posterior draws ``cstar_draws="auto"`` solves C* on.
+
+    The largest n whose estimated LP work — one :func:`estimate_draw_seconds` per distinct
+    tournament among the first n draws (``tid``: their tournament ids; without them every
+    draw counts as a new one) — fits :data:`AUTO_CSTAR_SECONDS`, but at least
+    :data:`MIN_CSTAR_DRAWS`: a rule of K and of the draws, never of the machine."""
+    if tid is None:
+        new = np.ones(draws)
+    else:
+        first = np.zeros(draws)
+        first[np.unique(tid[:draws], return_index=True)[1]] = 1.0
+        new = first
+    fit = int(np.searchsorted(np.cumsum(new) * estimate_draw_seconds(K),
+                              AUTO_CSTAR_SECONDS, side="right"))
     return draws if fit >= draws else min(draws, max(MIN_CSTAR_DRAWS, fit))
 
 
@@ -886,10 +898,12 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         mu[iu] = mu_hat
         mu[iu[1], iu[0]] = 1.0 - mu_hat
         Mhat = PreferenceMatrix(mu, name=name, arms=arms)
-    n_cs = _resolve_cstar_draws(cstar_draws, K, draws)
-    ev = _DrawEvaluator(K, backend)
     tid = _tournaments(P)
+    n_cs = _resolve_cstar_draws(cstar_draws, K, draws, tid)
+    ev = _DrawEvaluator(K, backend)
     alpha2 = (1.0 - level) / 2.0
+    if progress:
+        _announce(K, draws, n_cs, int(np.unique(tid[:n_cs]).size), workers)
 
     def without_lp() -> tuple:
         # runs while the worker processes solve the C* draws
@@ -977,11 +991,25 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         samples={"mu": P, "cstar": cs, "ecw": ec})
 
 
-def _resolve_cstar_draws(cstar_draws: int | str | None, K: int, draws: int) -> int:
+def _announce(K: int, draws: int, n: int, tournaments: int, workers: int) -> None:
+    """Say on stderr, before the LPs, how many draws get C* and about how long it takes."""
+    import sys
+
+    seconds = estimate_cstar_seconds(K, tournaments, workers)
+    if seconds > 20:
+        took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+        print(f"duelbound: C* on {n} of {draws} draws ({tournaments} tournaments), about "
+              f"{took} on {workers} process(es) (~{estimate_draw_seconds(K):.2g} s per "
+              f"tournament at K = {K}; --cstar-draws N|all trades time for Monte Carlo "
+              "error)", file=sys.stderr)
+
+
+def _resolve_cstar_draws(cstar_draws: int | str | None, K: int, draws: int,
+                         tid: np.ndarray | None = None) -> int:
     if cstar_draws is None:
         return draws
     if cstar_draws == "auto":
-        return auto_cstar_draws(K, draws)
+        return auto_cstar_draws(K, draws, tid)
     if isinstance(cstar_draws, str) or int(cstar_draws) < 10:
         raise DuelboundError(f"cstar_draws must be an integer >= 10, 'auto' or None, got "
                              f"{cstar_draws!r}")

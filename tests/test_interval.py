@@ -384,6 +384,11 @@ def test_auto_rule_depends_on_k_only():
                                               int(AUTO_CSTAR_SECONDS / DRAW_SECONDS[100]))
     assert auto_cstar_draws(300, 1000) == MIN_CSTAR_DRAWS
     assert auto_cstar_draws(300, 15) == 15  # never more than the draws
+    # draws that share a tournament share its LP: only new tournaments count
+    assert auto_cstar_draws(100, 1000, np.zeros(1000, dtype=int)) == 1000
+    tid = np.arange(1000) % 30  # 30 tournaments, ~114 s of LPs at K = 100 (> 80 s)
+    n = auto_cstar_draws(100, 1000, tid)
+    assert n == int(AUTO_CSTAR_SECONDS / DRAW_SECONDS[100])  # the 21st tournament is draw 20
 
 
 @pytest.mark.parametrize("kw", [{"cstar_draws": 5}, {"cstar_draws": "some"}, {"workers": 0}])

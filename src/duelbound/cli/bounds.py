@@ -33,9 +33,6 @@ from duelbound.solvers.interval import (
     AUTO_CSTAR_SECONDS,
     DEFAULT_DRAWS,
     MIN_CSTAR_DRAWS,
-    auto_cstar_draws,
-    estimate_cstar_seconds,
-    estimate_draw_seconds,
     lower_bound_interval,
 )
 from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
@@ -273,13 +270,13 @@ def _undefined_pairs(C) -> tuple[int, int, list, list]:
     return n_tied, n_never, listed(tied_m), listed(never_m)
 
 
-def _interval_options(args: argparse.Namespace, K: int) -> dict:
-    """``lower_bound_interval`` keywords of the CLI options, and the up-front word on time:
-    how many draws get C* and roughly how long that takes (the bar then gives the pace)."""
+def _interval_options(args: argparse.Namespace) -> dict:
+    """``lower_bound_interval`` keywords of the CLI options (with ``progress``, it says up
+    front how many draws get C* and roughly how long that takes; the bar gives the pace)."""
     import os
-    import sys
 
     raw = str(args.cstar_draws).lower()
+    cstar: int | str | None
     if raw in ("all", "auto"):
         cstar = None if raw == "all" else "auto"
     else:
@@ -293,19 +290,8 @@ def _interval_options(args: argparse.Namespace, K: int) -> dict:
     workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
     if workers < 1:
         raise DuelboundError(f"--workers must be >= 1, got {workers}")
-    n = args.draws if cstar is None else (auto_cstar_draws(K, args.draws) if cstar == "auto"
-                                          else min(cstar, args.draws))
-    seconds = estimate_cstar_seconds(K, n, workers)
-    if seconds > 20:
-        print(f"duelbound: C* on {n} of {args.draws} draws, about {_fmt_time(seconds)} on "
-              f"{workers} process(es) (~{estimate_draw_seconds(K):.2g} s per draw at K = {K}; "
-              "--cstar-draws N|all trades time for Monte Carlo error)", file=sys.stderr)
     return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
             "progress": True}
-
-
-def _fmt_time(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
@@ -328,7 +314,7 @@ def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
           f"compared pair(s)); answering with the {level:g} posterior interval "
           f"({args.draws} draws)", file=sys.stderr)
     rep = lower_bound_interval(C, level=level, method="posterior",
-                               **_interval_options(args, C.K))
+                               **_interval_options(args))
     if args.json:
         write_json({"plug_in": {"defined": False, "reason": reason,
                                 "tied": [list(p) for p in tied],
@@ -389,7 +375,7 @@ def run(args: argparse.Namespace) -> int:
                                  "--comparisons FILE")
         rep = lower_bound_interval(counts, level=args.interval, method=args.interval_method,
                                    break_ties=args.break_ties,
-                                   **_interval_options(args, counts.K))
+                                   **_interval_options(args))
     if args.json:
         out = {"matrix": M.to_dict(), "lower_bound": _named(M, lb), "ecw": ecw.to_dict()}
         if rep is not None:
