@@ -67,6 +67,15 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _status(pid: int) -> str:
+    """State and parent of a process (for a failure message)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return " ".join(line.strip() for line in fh if line.startswith(("State", "PPid")))
+    except OSError:
+        return "gone"
+
+
 def _processes_naming(mark: str) -> list[int]:
     """Processes whose command line holds ``mark`` (whatever their environment)."""
     out = []
@@ -304,7 +313,7 @@ def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, t
         # the runs under way: the sandboxed algorithm started (not a fixed sleep: a loaded
         # machine may still be importing after 6 s)
         deadline = time.monotonic() + 60
-        while not any("child.py" in _cmdline(p) for p in _processes_naming("s_slow")):
+        while not any("child.py" in _cmdline(p) for p in _processes_naming("s_slow:make")):
             assert time.monotonic() < deadline and proc.poll() is None, proc.poll()
             time.sleep(0.2)
         time.sleep(2.0)
@@ -319,8 +328,9 @@ def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, t
         # killed processes are reaped asynchronously (the sandbox's PID namespace is torn
         # down after its init dies): allow a few seconds, a process that survives is a leak
         deadline = time.monotonic() + 10
-        while [p for p in _processes_naming("s_slow") if p != proc.pid] and \
+        while [p for p in _processes_naming("s_slow:make") if p != proc.pid] and \
                 time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not [p for p in _processes_naming("s_slow") if p != proc.pid]
+        left = [p for p in _processes_naming("s_slow:make") if p != proc.pid]
+        assert not left, [(p, _cmdline(p)[:300], _status(p)) for p in left]
         out.unlink()
