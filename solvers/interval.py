@@ -68,9 +68,10 @@ SENSITIVITY_BINS = 10
 REUSE_MIN_GROUP = 32
 _MAX_BASES = 64  # bases kept per (tournament, winner)
 #: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
-#: machine idle; benchmarks/bench_interval.py --large): the family LP at K = 100 (3.3–4.2 s
-#: over six draws) and 300 (25, 43 and 64 s over three).
-DRAW_SECONDS = {100: 3.8, 300: 44.0}
+#: machine; benchmarks/bench_interval.py --large and the arena logs of docs/uncertainty.md):
+#: the family LP at K = 30 (mean of 30 draws), 100 (3.3–4.2 s over six) and 300 (25, 43 and
+#: 64 s over three).
+DRAW_SECONDS = {30: 0.02, 100: 3.8, 300: 44.0}
 #: Speed-up of each extra worker process (two HiGHS processes on two cores slow each other:
 #: 1.65× at K = 100, 1.85× at K = 300).
 WORKER_EFFICIENCY = 0.75
@@ -474,9 +475,12 @@ def _read_counts(counts: Any) -> tuple[np.ndarray, tuple[str, ...] | None, str |
 
 def estimate_draw_seconds(K: int) -> float:
     """Rough single-core seconds of C* on one posterior draw with a tournament of its own:
-    the power law through the two measurements of :data:`DRAW_SECONDS` (~K^2.2; draws
-    that share a tournament are much cheaper, so this is an upper estimate)."""
-    (k0, t0), (k1, t1) = sorted(DRAW_SECONDS.items())  # ~K^2.2
+    piecewise power law through the measurements of :data:`DRAW_SECONDS` (extended beyond
+    them by the nearest piece); draws that share a tournament are much cheaper, so this is
+    an upper estimate."""
+    pts = sorted(DRAW_SECONDS.items())
+    k = 1 + sum(1 for k0, _ in pts[1:-1] if K > k0)  # the piece [pts[k - 1], pts[k]]
+    (k0, t0), (k1, t1) = pts[k - 1], pts[k]
     return t0 * (K / k0) ** (math.log(t1 / t0) / math.log(k1 / k0))
 
 
