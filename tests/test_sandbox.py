@@ -293,7 +293,10 @@ def test_fallback_is_named_in_the_report(code, monkeypatch):
 
 def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, tmp_path):
     mark = f"duelbound-slow-{tmp_path.name}"
-    (code / "s_slow.py").write_text(textwrap.dedent(f"""
+    # a module name of this process only: processes a failed run elsewhere left behind do
+    # not count as ours
+    mod = f"s_slow_{os.getpid()}"
+    (code / f"{mod}.py").write_text(textwrap.dedent(f"""
         import time
         MARK = {mark!r}
         def make(K, T, seed):
@@ -305,15 +308,19 @@ def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, t
     """))
     out = code / "report.json"
     env = dict(os.environ, PYTHONPATH=str(code))
+    # SIGINT's usual handler even when this test runs with SIGINT ignored (a shell starts
+    # background jobs so, and a child keeps an ignored signal ignored, as it should)
+    start = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "from duelbound.cli import main; raise SystemExit(main(sys.argv[1:]))")
     for sig, code_ in ((signal.SIGTERM, 143), (signal.SIGINT, 130)):
-        proc = subprocess.Popen([sys.executable, "-m", "duelbound", "verify", "s_slow:make",
+        proc = subprocess.Popen([sys.executable, "-c", start, "verify", f"{mod}:make",
                                  "--only", "cyclic", "--T", "100000", "--runs", "2",
                                  "--json", str(out)], cwd=code, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # the runs under way: the sandboxed algorithm started (not a fixed sleep: a loaded
-        # machine may still be importing after 6 s)
-        deadline = time.monotonic() + 60
-        while not any("child.py" in _cmdline(p) for p in _processes_naming("s_slow:make")):
+        # the runs under way: the sandboxed algorithm started, not only its probe (and not a
+        # fixed sleep: a loaded machine may still be importing after 6 s)
+        deadline = time.monotonic() + 90
+        while not any('"probe": false' in _cmdline(p) for p in _processes_naming(mod)):
             assert time.monotonic() < deadline and proc.poll() is None, proc.poll()
             time.sleep(0.2)
         time.sleep(2.0)
@@ -328,9 +335,9 @@ def test_interrupting_the_cli_stops_the_runs_and_writes_a_partial_report(code, t
         # killed processes are reaped asynchronously (the sandbox's PID namespace is torn
         # down after its init dies): allow a few seconds, a process that survives is a leak
         deadline = time.monotonic() + 10
-        while [p for p in _processes_naming("s_slow:make") if p != proc.pid] and \
+        while [p for p in _processes_naming(mod) if p != proc.pid] and \
                 time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [p for p in _processes_naming("s_slow:make") if p != proc.pid]
+        left = [p for p in _processes_naming(mod) if p != proc.pid]
         assert not left, [(p, _cmdline(p)[:300], _status(p)) for p in left]
         out.unlink()

@@ -83,10 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         one_line = " ".join(str(exc).splitlines())  # names from files may hold line breaks
         sys.stderr.write(f"duelbound {args.command}: error: {one_line}\n")
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _kill_children()
+        signum = getattr(exc, "signum", 2)  # verify raises it for SIGTERM too
         sys.stderr.write(f"duelbound {args.command}: interrupted\n")
-        return 130
+        return 128 + int(signum)
     except BrokenPipeError:
         return 0
 

@@ -116,13 +116,14 @@ def run(args: argparse.Namespace) -> int:
     from duelbound.checks.verify.judge import harden
     from duelbound.theory import datasets
 
+    # SIGTERM as Ctrl-C from the start (a probe may be under way): the runs stop and the
+    # partial report is still made; before the runs, the command stops with 143
+    signal.signal(signal.SIGTERM, _interrupt)
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
     check_output_path(args.json, option="--json")   # before any run, not after
     if (args.algorithm is None) == (args.exec_command is None):
         raise DuelboundError("give MODULE:FACTORY (or a bundled name) or --exec COMMAND")
     spec = load_factory(args.algorithm) if args.exec_command is None else None  # never imported
-    # SIGTERM as Ctrl-C: the runs stop and the partial report is still made
-    signal.signal(signal.SIGTERM, _interrupt)
     if args.only:
         mats = _matrices(args.only)
     else:
