@@ -46,8 +46,9 @@ import numpy as np
 from duelbound.theory.counts import pairs_text
 from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 from duelbound.theory.matrix import PreferenceMatrix
+from duelbound.theory.posterior import winner_set_shares
 
-from .cstar import FamilyModel, lower_bound
+from .cstar import LP_MAX_K, FamilyModel, lower_bound
 from .ecw import ecw_bound, ecw_core
 from .formulations import pair_index
 from .lp import available_backend
@@ -519,18 +520,19 @@ class _DrawEvaluator:
         self.reused = 0
 
     def cheap(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(C^E*, winner bitmask) of every draw: no LP (C^E* is the sorted threshold of
-        [K16] Theorem 5); NaN / 0 for a bootstrap draw with a tie."""
+        """(C^E*, Copeland winners) of every draw: no LP (C^E* is the sorted threshold of
+        [K16] Theorem 5); the winners as a draws × K boolean array.  NaN / no winner for a
+        bootstrap draw with a tie."""
         K, n = self.K, P.shape[0]
-        ecw, wmask = np.full(n, np.nan), np.zeros(n, dtype=np.int64)
+        ecw, is_winner = np.full(n, np.nan), np.zeros((n, K), dtype=bool)
         for s in range(n):
             if np.any(P[s] == 0.5):  # bootstrap tie: C* and C^E* undefined
                 continue
             mu = _square(P[s], K)
             d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
-            wmask[s] = int(np.sum(2 ** np.flatnonzero(L == L.min())))
+            is_winner[s] = L == L.min()
             ecw[s] = float(ecw_core(mu, d, r)[0].min())
-        return ecw, wmask
+        return ecw, is_winner
 
     def cstar(self, P: np.ndarray, tid: np.ndarray) -> np.ndarray:
         """C* of every draw of ``P`` (exact LP), tournament by tournament."""
@@ -846,6 +848,10 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         raise DuelboundError(f"workers must be >= 1, got {workers}")
     W, arms, name = _read_counts(counts)
     K = W.shape[0]
+    if K > LP_MAX_K:  # the draws alone: draws x K²/2 floats (K = 10 000: 370 GiB)
+        raise DuelboundError(f"a posterior interval needs an LP per draw and draws x "
+                             f"{K * (K - 1) // 2} pairs in memory at K = {K}; it is limited "
+                             f"to K <= {LP_MAX_K} (compare the missing pairs, or drop arms)")
     iu = np.triu_indices(K, 1)
     wa, wb = W[iu], W[iu[1], iu[0]]  # wins of the lower / higher index
     n = wa + wb
@@ -889,19 +895,14 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                          "plug-in values are for "
                          f"the matrix with these ties broken by EPS = {break_ties:g} (lower "
                          "index wins), as in the bounds; the draws are unaffected")
-            mu = np.full((K, K), 0.5)
-            mu[iu] = mu_hat
-            mu[iu[1], iu[0]] = 1.0 - mu_hat
-            Mhat = PreferenceMatrix(mu, name=name, arms=arms, break_ties=break_ties)
+            Mhat = PreferenceMatrix(_square(mu_hat, K), name=name, arms=arms,
+                                    break_ties=break_ties)
         elif tied:
             listed = pairs_text(arms, tied, limit=2)
             notes.append(f"tied counts (mu_hat = 1/2) at {len(tied)} pair(s) ({listed}): the "
                          "plug-in values are undefined (no tie-breaking is applied)")
     else:
-        mu = np.full((K, K), 0.5)
-        mu[iu] = mu_hat
-        mu[iu[1], iu[0]] = 1.0 - mu_hat
-        Mhat = PreferenceMatrix(mu, name=name, arms=arms)
+        Mhat = PreferenceMatrix(_square(mu_hat, K), name=name, arms=arms)
     tid = _tournaments(P)
     n_cs = _resolve_cstar_draws(cstar_draws, K, draws, tid)
     ev = _DrawEvaluator(K, backend)
@@ -911,13 +912,13 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
 
     def without_lp() -> tuple:
         # runs while the worker processes solve the C* draws
-        ec, wmask = ev.cheap(P)
+        ec, is_win = ev.cheap(P)
         div_cw, div_ec = _divergent_pairs(K, sign)
         lb = lower_bound(Mhat, certify=False, backend=backend) if Mhat is not None else None
         eb = ecw_bound(Mhat) if Mhat is not None else None
-        return ec, wmask, div_cw, div_ec, lb, eb
+        return ec, is_win, div_cw, div_ec, lb, eb
 
-    cs, (ec, wmask, div_cw, div_ec, lb, eb) = _cstar_draws(ev, P[:n_cs], tid[:n_cs], workers,
+    cs, (ec, is_win, div_cw, div_ec, lb, eb) = _cstar_draws(ev, P[:n_cs], tid[:n_cs], workers,
                                                            progress, without_lp)
     ties = int(np.isnan(ec).sum())
     if ties:
@@ -930,7 +931,6 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                      "and the flip risks use every draw; cstar_draws=None (CLI --cstar-draws "
                      "all) solves every draw")
     cs_q, ec_q = np.where(np.isnan(cs), np.inf, cs), np.where(np.isnan(ec), np.inf, ec)
-
 
     # sensitivity: first-order share of the variance of the rank of C* (heavy tails, zeros
     # and +inf are fine on ranks), and the delta method at the plug-in
@@ -975,13 +975,12 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     if Mhat is not None:
         L_hat = losses_core(np.ascontiguousarray(Mhat.values))
         winners = [int(i) for i in np.flatnonzero(L_hat == L_hat.min())]
-    sets, cnt = np.unique(wmask[wmask > 0], return_counts=True)
-    order = np.argsort(-cnt, kind="stable")[:_SHOWN]
-    winner_sets = [(tuple(i for i in range(K) if (int(sets[o]) >> i) & 1), float(cnt[o] / draws))
-                   for o in order]
+    winner_sets = winner_set_shares(is_win, _SHOWN)
     p_win = same_t = None
     if winners:
-        p_win = float(np.mean(wmask == int(sum(2 ** i for i in winners))))
+        target = np.zeros(K, dtype=bool)
+        target[winners] = True
+        p_win = float(np.mean(np.all(is_win == target, axis=1)))
         same_t = float(np.mean(np.all((P > 0.5) == (mu_hat > 0.5), axis=1)))
     return IntervalReport(
         level=level, method=method, draws=draws, seed=seed, K=K, arms=arms, name=name,

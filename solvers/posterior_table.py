@@ -23,8 +23,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from duelbound.theory.errors import DuelboundError
 from duelbound.theory.posterior import undefined_pairs
 
+from .cstar import LP_MAX_K
 from .interval import lower_bound_interval
 from .tables import Cell, Column, Markup, Table, latex_escape
 
@@ -67,13 +71,19 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
             Column("upper", "upper-bound terms", align="l", notes=("d",))]
     rows = []
     for idx, C in enumerate(counts):
+        K = int(np.shape(getattr(C, "wins", C))[0])
+        if K > LP_MAX_K:  # before any K × K copy
+            raise DuelboundError(f"{getattr(C, 'name', None) or f'counts{idx + 1}'}: the "
+                                 f"posterior table needs an LP per draw; it is limited to "
+                                 f"K <= {LP_MAX_K}, got K = {K} (compare the missing pairs, "
+                                 "or drop arms)")
         rep = lower_bound_interval(C, level=level, draws=draws, seed=seed,
                                    cstar_draws=cstar_draws, workers=workers, progress=progress)
-        tied, never = undefined_pairs(_wins(C))
+        u = undefined_pairs(_wins(C), limit=0)
         top, share = rep.winner_sets[0] if rep.winner_sets else ((), 0.0)
         rows.append({
             "matrix": getattr(C, "name", None) or f"counts{idx + 1}", "K": rep.K,
-            "undefined": f"{len(tied)} / {len(never)}",
+            "undefined": f"{u.n_tied} / {u.n_never}",
             "winner": f"{', '.join(rep.label(i) for i in top)} (P = {share:.3f})",
             "C*": rep.cstar.median, "C*:lo": rep.cstar.lower,
             "C*:hi": _upper(rep.cstar), "C*:draws": rep.cstar.draws,
@@ -116,8 +126,6 @@ def _join(*parts: str | Markup) -> Markup:
 
 def _wins(C: Any) -> Any:
     """The K × K win counts of ``C`` (a ``WinCounts`` or an array)."""
-    import numpy as np
-
     return np.asarray(getattr(C, "wins", C), dtype=np.float64)
 
 

@@ -453,3 +453,24 @@ def test_closed_form_divergence_matches_the_oracle(case):
         slow = [_divergent(m, a, b) for m in (base, flipped)]
         assert fast_cw[k] == (slow[0][0] or slow[1][0]), (K, signs, a, b)
         assert fast_ec[k] == (slow[0][1] or slow[1][1]), (K, signs, a, b)
+
+
+def test_winner_sets_beyond_64_arms():
+    """K = 70, arm 69 beats every arm 300 : 100 and the others form a transitive order
+    (i beats j > i, 300 : 100): arm 69 is the Condorcet winner in every posterior draw
+    (P(flip) ~ 1e-25 per pair), so the winner set is {69} with share 1 (a bitmask of 2^69
+    in an int64 had made it 0)."""
+    from duelbound.theory.posterior import posterior_structure
+
+    K = 70
+    W = np.zeros((K, K), dtype=np.int64)
+    for i in range(K):
+        for j in range(K):
+            if i != j:
+                W[i, j] = 300 if (i == K - 1 or (j != K - 1 and i < j)) else 100
+    rep = lower_bound_interval(W, draws=30, seed=0, cstar_draws=10)
+    assert rep.winners == [K - 1] and rep.p_winners == 1.0
+    assert rep.winner_sets == [((K - 1,), 1.0)]
+    ps = posterior_structure(W, draws=30, seed=0)
+    assert ps.winner_sets == [((K - 1,), 1.0)] and ps.p_winner[K - 1] == 1.0
+    assert ps.p_condorcet == 1.0

@@ -200,6 +200,29 @@ def test_a_chain_log_with_many_arms_is_one_line_not_gigabytes(tmp_path):
     run = subprocess.run([sys.executable, "-m", "duelbound", "structure", "--comparisons",
                           str(f), "--draws", "20"], capture_output=True, text=True)
     assert run.returncode == 0 and "179101 never compared" in run.stdout, run.stderr
+    run = subprocess.run([sys.executable, "-m", "duelbound", "table", "--comparisons", str(f)],
+                         capture_output=True, text=True)  # K = 600 > 500: refused up front
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and "limited to K <= 500" in lines[-1], run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_undefined_pairs_counts_and_lists_against_a_loop():
+    from duelbound.theory.posterior import undefined_pairs
+
+    rng = np.random.default_rng(2)
+    W = rng.integers(0, 3, (9, 9))
+    np.fill_diagonal(W, 0)
+    tied = [(i, j) for i in range(9) for j in range(i + 1, 9)
+            if W[i, j] + W[j, i] > 0 and W[i, j] == W[j, i]]
+    never = [(i, j) for i in range(9) for j in range(i + 1, 9) if W[i, j] + W[j, i] == 0]
+    u = undefined_pairs(W)
+    assert (u.tied, u.never, u.n_tied, u.n_never) == (tied, never, len(tied), len(never))
+    assert tied and never  # both kinds occur in this seed
+    short = undefined_pairs(W, limit=2)
+    assert (short.tied, short.never) == (tied[:2], never[:2])
+    assert (short.n_tied, short.n_never) == (len(tied), len(never)) and bool(short)
+    assert not undefined_pairs(np.array([[0, 2], [1, 0]]))
 
 
 def test_a_line_longer_than_the_limit_is_refused_before_it_is_held(tmp_path, monkeypatch):
@@ -273,7 +296,8 @@ def test_posterior_structure_matches_exact_enumeration_at_k3():
 
     W = np.array([[0, 5, 9], [5, 0, 0], [2, 0, 0]], dtype=float)  # 0-1 tied, 1-2 never
     ps = posterior_structure(W, draws=20_000, seed=3)
-    assert ps.tied == [(0, 1)] and ps.never == [(1, 2)]
+    u = ps.undefined
+    assert (u.tied, u.never, u.n_tied, u.n_never) == ([(0, 1)], [(1, 2)], 1, 1)
     pairs = [(0, 1), (0, 2), (1, 2)]
     p_low = [1 - sps.beta.cdf(0.5, W[a, b] + 1, W[b, a] + 1) for a, b in pairs]  # µ_ab > 1/2
     exact = np.zeros(3)
@@ -301,7 +325,7 @@ def test_structure_and_table_answer_from_the_posterior(tmp_path):
     C = read_comparisons(f)
     from duelbound.theory.posterior import undefined_pairs
 
-    assert any(undefined_pairs(C.wins))  # the log has tied or never-compared pairs
+    assert undefined_pairs(C.wins)  # the log has tied or never-compared pairs
 
     def cli(*argv):
         return subprocess.run([sys.executable, "-m", "duelbound", *argv],

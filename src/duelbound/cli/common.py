@@ -118,7 +118,7 @@ def undefined_counts(args: argparse.Namespace) -> list[WinCounts]:
 
     if getattr(args, "break_ties", None) is not None:
         return []
-    return [C for C in _all_counts(args) if any(undefined_pairs(C.wins))]
+    return [C for C in _all_counts(args) if undefined_pairs(C.wins, limit=0)]
 
 
 def load_counts(args: argparse.Namespace) -> WinCounts | None:

@@ -124,16 +124,12 @@ def structure_json(s: st.Structure, M: PreferenceMatrix) -> dict[str, Any]:
     return d
 
 
-#: Most sign draws (pairs × draws) of the posterior structure: ~15 s.
-_MAX_SIGN_DRAWS = 200_000_000
-
-
 def _posterior_answer(args: argparse.Namespace, C: Any) -> int:
     """Counts whose µ̂ has no tournament (tied or never-compared pairs): the posterior
     distribution of the tournament instead of an error (docs/uncertainty.md)."""
     import sys
 
-    from duelbound.theory.posterior import posterior_structure
+    from duelbound.theory.posterior import MAX_SIGN_DRAWS, posterior_structure
 
     if args.plot:
         raise DuelboundError("--plot draws the tournament of mu_hat, which is undefined here "
@@ -141,21 +137,22 @@ def _posterior_answer(args: argparse.Namespace, C: Any) -> int:
                              "perturbed one")
     pairs = C.K * (C.K - 1) // 2
     draws = args.draws
-    if pairs * draws > _MAX_SIGN_DRAWS:
-        if pairs * 10 > _MAX_SIGN_DRAWS:
+    if pairs * draws > MAX_SIGN_DRAWS:
+        if pairs * 10 > MAX_SIGN_DRAWS:
             raise DuelboundError(f"the tournament of mu_hat is undefined and its posterior over "
                                  f"{pairs} pairs is too large to sample (K = {C.K}); compare the "
                                  "missing pairs, or drop arms")
-        draws = _MAX_SIGN_DRAWS // pairs
+        draws = MAX_SIGN_DRAWS // pairs
         print(f"duelbound: {draws} posterior draws instead of {args.draws} (K = {C.K}: "
               f"{pairs} pairs per draw)", file=sys.stderr)
     ps = posterior_structure(C, draws=draws, seed=args.seed)
-    print(f"duelbound: the tournament of mu_hat is undefined ({len(ps.tied)} tied, "
-          f"{len(ps.never)} never compared pair(s)); answering with its posterior "
+    u = ps.undefined
+    print(f"duelbound: the tournament of mu_hat is undefined ({u.n_tied} tied, "
+          f"{u.n_never} never compared pair(s)); answering with its posterior "
           f"distribution", file=sys.stderr)
     if args.json:
-        write_json({"plug_in": {"defined": False, "tied": [list(p) for p in ps.tied],
-                                "never_compared": [list(p) for p in ps.never]},
+        write_json({"plug_in": {"defined": False, "tied": [list(p) for p in u.tied],
+                                "never_compared": [list(p) for p in u.never]},
                     "posterior": ps.to_dict()}, indent=2 if C.K <= 16 else None)
     else:
         print(ps.render(full=args.full), flush=True)
@@ -168,8 +165,7 @@ def run(args: argparse.Namespace) -> int:
     if counts is not None and args.break_ties is None:
         from duelbound.theory.posterior import undefined_pairs
 
-        tied, never = undefined_pairs(counts.wins)
-        if tied or never:
+        if undefined_pairs(counts.wins, limit=0):
             return _posterior_answer(args, counts)
     M = load_matrix(args)
     s = st.structure(M)
