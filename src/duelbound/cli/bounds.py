@@ -37,6 +37,7 @@ from duelbound.solvers.interval import (
 )
 from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
 from duelbound.theory.errors import DuelboundError
+from duelbound.theory.posterior import undefined_pairs
 
 from .common import (
     add_matrix_arguments,
@@ -254,22 +255,6 @@ def _write_certificate(path: str, M, lb) -> None:
           f"{out['upper_float']!r}]", file=sys.stderr)
 
 
-def _undefined_pairs(C) -> tuple[int, int, list, list]:
-    """How many pairs of win counts are tied / never compared (where µ̂ has no tournament),
-    and the pairs themselves when K is small enough to list them (K ≤ LP_MAX_K)."""
-    N, W = C.pair_counts, C.wins
-    upper = np.triu(np.ones(N.shape, dtype=bool), 1)
-    never_m = upper & (N == 0)
-    tied_m = upper & (N > 0) & (W == W.T)
-    n_tied, n_never = int(np.count_nonzero(tied_m)), int(np.count_nonzero(never_m))
-    if C.K > LP_MAX_K:
-        return n_tied, n_never, [], []
-    def listed(mask: np.ndarray) -> list[tuple[int, int]]:
-        return [(int(i), int(j)) for i, j in zip(*np.nonzero(mask))]
-
-    return n_tied, n_never, listed(tied_m), listed(never_m)
-
-
 def _interval_options(args: argparse.Namespace) -> dict:
     """``lower_bound_interval`` keywords of the CLI options (with ``progress``, it says up
     front how many draws get C* and roughly how long that takes; the bar gives the pace)."""
@@ -338,7 +323,10 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.certificate, option="--certificate")
     counts = load_counts(args)
     if counts is not None and args.break_ties is None:
-        n_tied, n_never, tied, never = _undefined_pairs(counts)
+        # every pair listed in --json up to K = LP_MAX_K (where the interval is possible)
+        u = undefined_pairs(counts.wins, limit=LP_MAX_K * LP_MAX_K if counts.K <= LP_MAX_K
+                            else 0)
+        n_tied, n_never, tied, never = u.n_tied, u.n_never, u.tied, u.never
         if n_tied or n_never:
             if counts.K > LP_MAX_K:
                 raise DuelboundError(
