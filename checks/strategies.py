@@ -35,8 +35,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
+from ..theory.errors import DuelboundError
+from ..theory.matrix import PreferenceMatrix
 
 __all__ = ["InvalidStrategyArgument", "ROUND_GAPS", "gap_sizes", "tournaments",
            "preference_matrices"]

@@ -51,13 +51,12 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.frames import html_table, markdown_table, records_to_frame
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import DuelboundError, UnknownNameError
-from duelbound.theory.kl import kl_bernoulli, kl_half
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import Conversion, check_convention, convert
-
+from ..frames import html_table, markdown_table, records_to_frame
+from ..theory import tournament as st
+from ..theory.errors import DuelboundError, UnknownNameError
+from ..theory.kl import kl_bernoulli, kl_half
+from ..theory.matrix import PreferenceMatrix
+from ..theory.regret import Conversion, check_convention, convert
 from .cstar import lower_bound
 from .ecw import ecw_bound
 

@@ -38,10 +38,9 @@ from typing import Any
 import flint
 import numpy as np
 
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import DuelboundError, UnknownNameError
-from duelbound.theory.kl import kl_symbolic
-
+from ..theory import tournament as st
+from ..theory.errors import DuelboundError, UnknownNameError
+from ..theory.kl import kl_symbolic
 from .exact_lp import MAX_ROWS, MAX_VARIABLES, solve_exact
 from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP

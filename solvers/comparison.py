@@ -39,11 +39,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from duelbound.frames import html_table, markdown_table, records_to_frame
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import check_convention, convert
-
+from ..frames import html_table, markdown_table, records_to_frame
+from ..theory.errors import DuelboundError
+from ..theory.matrix import PreferenceMatrix
+from ..theory.regret import check_convention, convert
 from .bound_terms import (
     DEFAULT_BOUNDS,
     KIND_LOG_T,
@@ -583,7 +582,7 @@ def plot_bounds(bt: BoundTable, path: str | None = None):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from duelbound.theory.draw import save_figure  # matplotlib: only when plotting
+    from ..theory.draw import save_figure  # matplotlib: only when plotting
 
     ks = [k for k, _ in enumerate(bt.bounds)
           if bt.entries[0].terms[k].multiplies == "log T"]

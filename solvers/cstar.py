@@ -21,11 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import DuelboundError, SolverError, UnknownNameError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import ConventionMixin, regret_matrix
-
+from ..theory import tournament as st
+from ..theory.errors import DuelboundError, SolverError, UnknownNameError
+from ..theory.matrix import PreferenceMatrix
+from ..theory.regret import ConventionMixin, regret_matrix
 from .certificate import certify_lower_bound, symbolic_value
 from .ecw import allocation_fields, ecw_winner_core
 from .formulations import (

@@ -34,11 +34,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import UnknownNameError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import ConventionMixin, regret_matrix
-
+from ..theory import tournament as st
+from ..theory.errors import UnknownNameError
+from ..theory.matrix import PreferenceMatrix
+from ..theory.regret import ConventionMixin, regret_matrix
 from .lp import solve_ecw_lp
 from .oracle import insert_sorted_indexed, losses_core
 

@@ -43,11 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory.counts import pairs_text
-from duelbound.theory.errors import DuelboundError, InvalidMatrixError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.posterior import winner_set_shares
-
+from ..theory.counts import pairs_text
+from ..theory.errors import DuelboundError, InvalidMatrixError
+from ..theory.matrix import PreferenceMatrix
+from ..theory.posterior import winner_set_shares
 from .cstar import LP_MAX_K, FamilyModel, lower_bound
 from .ecw import ecw_bound, ecw_core
 from .formulations import pair_index

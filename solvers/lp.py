@@ -22,11 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import pulp
 
-from duelbound.compat import require
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import SolverError
-from duelbound.theory.regret import regret_matrix
-
+from ..compat import require
+from ..theory import tournament as st
+from ..theory.errors import SolverError
+from ..theory.regret import regret_matrix
 from .formulations import ColumnBuilder, LPData, pair_index
 from .quiet import solver_stdout_guard
 

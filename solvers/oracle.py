@@ -40,8 +40,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
-from duelbound.theory.kl import kl_half_scalar
+from ..theory.errors import DuelboundError, InvalidMatrixError, UnknownNameError
+from ..theory.kl import kl_half_scalar
 
 
 @numba.njit(cache=True, inline="always")

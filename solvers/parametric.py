@@ -47,8 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from duelbound.theory.errors import InvalidMatrixError, TieError
-
+from ..theory.errors import InvalidMatrixError, TieError
 from .cstar import FamilyModel
 from .formulations import LPData, pair_index
 from .lp import LPSolution, available_backend

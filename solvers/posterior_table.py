@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.posterior import undefined_pairs
-
+from ..theory.errors import DuelboundError
+from ..theory.posterior import undefined_pairs
 from .cstar import LP_MAX_K
 from .interval import lower_bound_interval
 from .tables import Cell, Column, Markup, Table, latex_escape

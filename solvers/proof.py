@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from duelbound.theory.kl import kl_half_enclosure
-
+from ..theory.kl import kl_half_enclosure
 from .certificate import ConstraintCheck
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",

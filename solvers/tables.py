@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from duelbound.theory.errors import DuelboundError, UnknownNameError
+from ..theory.errors import DuelboundError, UnknownNameError
 
 __all__ = ["Column", "Cell", "Markup", "Table", "FORMATS", "render", "concat", "format_value",
            "latex_escape", "latex_data", "latex_text", "plain", "LatexStyle", "LatexLayout",

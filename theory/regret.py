@@ -37,8 +37,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from duelbound.frames import html_table, markdown_table, records_to_frame
-
+from ..frames import html_table, markdown_table, records_to_frame
 from .errors import DuelboundError, UnknownNameError
 from .matrix import PreferenceMatrix
 from .tournament import losses

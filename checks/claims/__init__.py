@@ -4,6 +4,6 @@ Front door: :func:`check_claims` (the ``duelbound check-claims`` command); the c
 themselves, their evaluations and certified refutations are in :mod:`.catalogue`.
 """
 
-from duelbound.checks.claims.catalogue import CLAIMS, ClaimsReport, check_claims
+from .catalogue import CLAIMS, ClaimsReport, check_claims
 
 __all__ = ["CLAIMS", "ClaimsReport", "check_claims"]

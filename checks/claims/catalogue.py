@@ -49,13 +49,13 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from duelbound.checks.strategies import InvalidStrategyArgument, preference_matrices
-from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
-from duelbound.theory import tournament as stc
-from duelbound.theory.errors import SolverError, UnknownNameError
-from duelbound.theory.kl import kl_half, kl_half_enclosure
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import regret_matrix
+from ...frames import html_table, markdown_table, records_to_frame, short_repr
+from ...theory import tournament as stc
+from ...theory.errors import SolverError, UnknownNameError
+from ...theory.kl import kl_half, kl_half_enclosure
+from ...theory.matrix import PreferenceMatrix
+from ...theory.regret import regret_matrix
+from ..strategies import InvalidStrategyArgument, preference_matrices
 
 __all__ = ["Sides", "Interval", "CertifiedSides", "Claim", "ClaimResult", "ClaimsReport",
            "CLAIMS", "claim_names", "get_claim", "evaluate", "certify", "check_claims",
@@ -248,8 +248,8 @@ def _theorem5(M: PreferenceMatrix) -> Sides:
 
 
 def _per_winner(M: PreferenceMatrix) -> tuple[dict[int, float], dict[int, float]]:
-    from duelbound.solvers import ecw_bound
-    from duelbound.solvers.cstar import lower_bound
+    from ...solvers import ecw_bound
+    from ...solvers.cstar import lower_bound
 
     ce = ecw_bound(M).per_winner
     cs = lower_bound(M, certify=False).per_winner
@@ -289,7 +289,7 @@ def _evidence_44(M: PreferenceMatrix, i1: int) -> np.ndarray:
 
 def _allocation_44(M: PreferenceMatrix) -> Sides:
     """Smallest left side of (4)–(5) at the §4.4 allocation (must be ≥ 1), worst winner."""
-    from duelbound.solvers.oracle import ecw_oracle_core
+    from ...solvers.oracle import ecw_oracle_core
 
     mu = np.ascontiguousarray(M.values, dtype=np.float64)
     vals = {i1: float(ecw_oracle_core(mu, i1, _evidence_44(M, i1)))
@@ -300,8 +300,8 @@ def _allocation_44(M: PreferenceMatrix) -> Sides:
 
 def _ecw_in_cw_region(M: PreferenceMatrix) -> Sides:
     """R^E_{i1} ⊆ R_{i1}: the optimal ECW allocation satisfies every constraint of R_{i1}."""
-    from duelbound.solvers import ecw_bound
-    from duelbound.solvers.oracle import cw_oracle_core
+    from ...solvers import ecw_bound
+    from ...solvers.oracle import cw_oracle_core
 
     mu = np.ascontiguousarray(M.values, dtype=np.float64)
     d = kl_half(M.values)
@@ -328,7 +328,7 @@ def _rhs12(M: PreferenceMatrix) -> float:
 
 def _eq11(M: PreferenceMatrix) -> Sides:
     """(11), checked per winner: C^E*_{i1} ≤ RHS11(i1) (implies the min form)."""
-    from duelbound.solvers import ecw_bound
+    from ...solvers import ecw_bound
 
     ce = ecw_bound(M).per_winner
     i1 = max(ce, key=lambda i: ce[i] - _rhs11(M, int(i)))
@@ -336,7 +336,7 @@ def _eq11(M: PreferenceMatrix) -> Sides:
 
 
 def _eq12(M: PreferenceMatrix) -> Sides:
-    from duelbound.solvers import ecw_bound
+    from ...solvers import ecw_bound
 
     return Sides(float(ecw_bound(M).value), _rhs12(M))
 
@@ -468,8 +468,8 @@ def _cstar_interval(ex: _Exact, i1: int) -> Interval:
     enclosure of d_p, and since the evidence x lies in [0, 1], C*_{i1} moves by at most
     Σ δ_p.  Raises SolverError when the LP fails or no certificate is found.
     """
-    from duelbound.solvers.certificate import certify_winner
-    from duelbound.solvers.cstar import solve_winner
+    from ...solvers.certificate import certify_winner
+    from ...solvers.cstar import solve_winner
 
     ws = solve_winner(ex.M, i1)
     res = certify_winner(ex.M, ws)
@@ -578,7 +578,7 @@ def _allocation_44_cert(M: PreferenceMatrix) -> CertifiedSides:
 
 def _ecw_in_cw_cert(M: PreferenceMatrix) -> CertifiedSides:
     """An exact point of R^E_{i1} (the threshold allocation) tested against all of R_{i1}."""
-    from duelbound.solvers.certificate import exact_min_lhs
+    from ...solvers.certificate import exact_min_lhs
 
     ex = _Exact.of(M)
     mu = np.ascontiguousarray(M.values, dtype=np.float64)

@@ -6,9 +6,9 @@ algorithm loops live in :mod:`duelbound.checks.simulate.algorithms`, one module 
 algorithm family; :mod:`.environment` draws the duels, :mod:`.records` holds results.
 """
 
-from duelbound.checks.simulate.policy import run_policy
-from duelbound.checks.simulate.records import RunRecord, SimulationResult
-from duelbound.checks.simulate.simulator import ALGORITHMS, get_algorithm, run_single, simulate
+from .policy import run_policy
+from .records import RunRecord, SimulationResult
+from .simulator import ALGORITHMS, get_algorithm, run_single, simulate
 
 __all__ = ["ALGORITHMS", "RunRecord", "SimulationResult", "get_algorithm", "run_policy",
            "run_single", "simulate"]

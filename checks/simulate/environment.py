@@ -31,9 +31,9 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import CONVENTIONS, regret_matrix
+from ...theory.errors import DuelboundError
+from ...theory.matrix import PreferenceMatrix
+from ...theory.regret import CONVENTIONS, regret_matrix
 
 __all__ = ["Env", "make_env", "duel", "update_regret", "finished", "duel_py", "log_checkpoints",
            "make_rng", "check_horizon"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from duelbound.checks.simulate.environment import duel_py, make_env, make_rng
-from duelbound.checks.simulate.records import RunRecord, record_from_env
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
+from ...theory.errors import DuelboundError
+from ...theory.matrix import PreferenceMatrix
+from .environment import duel_py, make_env, make_rng
+from .records import RunRecord, record_from_env
 
 __all__ = ["run_policy"]
 

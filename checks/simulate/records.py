@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.checks.simulate.environment import Env, update_regret
-from duelbound.frames import html_table, markdown_table, records_to_frame, short_repr
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.regret import CONVENTIONS
+from ...frames import html_table, markdown_table, records_to_frame, short_repr
+from ...theory.errors import DuelboundError
+from ...theory.regret import CONVENTIONS
+from .environment import Env, update_regret
 
 __all__ = ["RunRecord", "SimulationResult", "record_from_env", "plot_results", "Curve",
            "regret_figure", "algorithm_label", "QUANTILES", "BAND"]
@@ -400,7 +400,7 @@ def regret_figure(panels: Sequence[tuple[str, Sequence[Curve], Mapping[str, floa
     -------
     matplotlib.figure.Figure
     """
-    from duelbound.theory.draw import new_figure, save_figure
+    from ...theory.draw import new_figure, save_figure
 
     n = max(len(panels), 1)
     legend_out = any(len(c) > 4 for _, c, _ in panels)

@@ -23,25 +23,25 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.checks.simulate.algorithms import ccb as alg_ccb
-from duelbound.checks.simulate.algorithms import dts as alg_dts
-from duelbound.checks.simulate.algorithms import rmed as alg_rmed
-from duelbound.checks.simulate.algorithms import rucb as alg_rucb
-from duelbound.checks.simulate.algorithms import savage as alg_savage
-from duelbound.checks.simulate.algorithms import scb as alg_scb
-from duelbound.checks.simulate.algorithms import uniform as alg_uniform
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
-from duelbound.checks.simulate.environment import make_env, make_rng
-from duelbound.checks.simulate.policy import run_policy
-from duelbound.checks.simulate.records import (
+from ...theory.errors import DuelboundError, UnknownNameError
+from ...theory.matrix import PreferenceMatrix
+from .algorithms import ccb as alg_ccb
+from .algorithms import dts as alg_dts
+from .algorithms import rmed as alg_rmed
+from .algorithms import rucb as alg_rucb
+from .algorithms import savage as alg_savage
+from .algorithms import scb as alg_scb
+from .algorithms import uniform as alg_uniform
+from .algorithms.common import AlgorithmSpec
+from .environment import make_env, make_rng
+from .policy import run_policy
+from .records import (
     RunRecord,
     SimulationResult,
     algorithm_label,
     plot_results,
     record_from_env,
 )
-from duelbound.theory.errors import DuelboundError, UnknownNameError
-from duelbound.theory.matrix import PreferenceMatrix
 
 __all__ = ["ALGORITHMS", "run_single", "simulate", "run_policy", "RunRecord",
            "SimulationResult", "plot_results", "get_algorithm", "matrix_bounds", "warm_up",
@@ -123,8 +123,8 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     """C* and C^E* of ``M`` from :mod:`duelbound.solvers`, or {} if unavailable."""
     out: dict[str, float] = {}
     try:
-        from duelbound.solvers import ecw_bound
-        from duelbound.solvers.cstar import lower_bound
+        from ...solvers import ecw_bound
+        from ...solvers.cstar import lower_bound
     except ImportError:
         return out
     # C^E* is exact ([K16] Th. 5); C* carries its certificate status in its key, so a

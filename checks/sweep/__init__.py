@@ -5,7 +5,7 @@ upper-bound terms per matrix); :class:`SweepStore` reads and writes the store;
 :mod:`.runner` holds the tasks, the cluster and the reports.
 """
 
-from duelbound.checks.sweep.runner import SweepResult, bounds_sweep, sweep
-from duelbound.checks.sweep.store import SweepStore
+from .runner import SweepResult, bounds_sweep, sweep
+from .store import SweepStore
 
 __all__ = ["SweepResult", "SweepStore", "bounds_sweep", "sweep"]

@@ -40,17 +40,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duelbound.checks.sweep.store import CONVENTION_COLUMNS, SweepStore, sweep_lock
-from duelbound.frames import (
+from ...frames import (
     html_table,
     markdown_table,
     records_to_frame,
     require_pandas,
     short_repr,
 )
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import CONVENTIONS, check_convention, conversion_factor
+from ...theory.errors import DuelboundError
+from ...theory.matrix import PreferenceMatrix
+from ...theory.regret import CONVENTIONS, check_convention, conversion_factor
+from .store import CONVENTION_COLUMNS, SweepStore, sweep_lock
 
 __all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
            "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
@@ -125,7 +125,7 @@ def grid(matrices: Sequence[PreferenceMatrix], algorithms: Sequence[str], T: int
                              f"{', '.join(sorted(unknown))}")
     for alg in algorithms:  # fail before starting a cluster, not in every task
         if ":" not in alg:
-            from duelbound.checks.simulate.simulator import get_algorithm
+            from ..simulate.simulator import get_algorithm
 
             get_algorithm(alg).arguments(params.get(alg))
     cps = None if checkpoints is None else tuple(int(c) for c in checkpoints)
@@ -159,7 +159,7 @@ def resolve_algorithm(algorithm: str) -> Callable[..., Any]:
             return getattr(importlib.import_module(mod_name), attr)
         except (ImportError, AttributeError) as exc:
             raise DuelboundError(f"cannot load plugin algorithm {algorithm!r}: {exc}") from None
-    from duelbound.checks.simulate.simulator import run_single
+    from ..simulate.simulator import run_single
 
     def _run(M: PreferenceMatrix, T: int, seed: int, params: dict, checkpoints: Any) -> Any:
         return run_single(M, algorithm, T, seed, params=params or None, checkpoints=checkpoints)
@@ -523,7 +523,7 @@ class SweepResult:
 
 
 def _progress(total: int, enabled: bool | None, desc: str) -> Any:
-    from duelbound.checks.simulate.simulator import progress_bar
+    from ..simulate.simulator import progress_bar
 
     return progress_bar(total, desc, enabled, unit="task")
 
@@ -649,7 +649,7 @@ def _warm_up(tasks: Iterator[SweepTask] | Any, by_hash: dict[str, PreferenceMatr
     """Compile the simulator's runners of the grid in the client when numba's on-disk cache
     lacks them (with the one-line notice), so that the local workers load them from the
     cache instead of each compiling them."""
-    from duelbound.checks.simulate.simulator import compiled_code_cached, feedback_enabled, warm_up
+    from ..simulate.simulator import compiled_code_cached, feedback_enabled, warm_up
 
     first: dict[str, SweepTask] = {}
     for t in tasks:
@@ -896,7 +896,7 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
 def report_table(store: str | Path, convention: str = "komiyama") -> Any:
     """The sweep summary as a :class:`duelbound.solvers.tables.Table` (same renderers as the
     bound tables)."""
-    from duelbound.solvers.tables import Column, Table
+    from ...solvers.tables import Column, Table
 
     summary = summarise(store, convention)
     foot = {
@@ -939,7 +939,7 @@ def bounds_report_table(store: str | Path) -> Any:
     """The rows of a ``--bounds-only`` sweep as a :class:`~duelbound.solvers.tables.Table`:
     C* with its certificate status, C^E*, and every upper-bound term of the bound table in
     the komiyama convention, labelled by kind."""
-    from duelbound.solvers.tables import Cell, Column, Table
+    from ...solvers.tables import Cell, Column, Table
 
     with SweepStore(store, readonly=True) as st:
         names = st.matrix_names()
@@ -975,7 +975,7 @@ def _with_defaults(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
     given), so that labels say what actually ran."""
     if ":" in algorithm:
         return dict(params)
-    from duelbound.checks.simulate.simulator import ALGORITHMS
+    from ..simulate.simulator import ALGORITHMS
 
     spec = ALGORITHMS.get(algorithm)
     return {**(spec.defaults if spec is not None else {}), **params}
@@ -1005,7 +1005,7 @@ def plot_report(store: str | Path, path: str | Path | None, convention: str = "k
     """
     import numpy as np
 
-    from duelbound.checks.simulate.records import Curve, algorithm_label, regret_figure
+    from ..simulate.records import Curve, algorithm_label, regret_figure
 
     summary = {(s["matrix_hash"], s["T"]): s for s in summarise(store, convention)}
     with SweepStore(store, readonly=True) as st:

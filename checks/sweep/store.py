@@ -45,9 +45,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from duelbound import __version__
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
+from ... import __version__
+from ...theory.errors import DuelboundError
+from ...theory.matrix import PreferenceMatrix
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "CONVENTION_COLUMNS", "SweepStore", "open_store",
            "sweep_lock"]

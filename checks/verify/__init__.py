@@ -6,7 +6,7 @@ trusted environment); :mod:`.verdicts` turns the judge's records into PASS /
 INCONCLUSIVE / WARN / FAIL; :mod:`.adapters` wraps other libraries' algorithms.
 """
 
-from duelbound.checks.verify.harness import (
+from .harness import (
     DEFAULT_MATRICES,
     DEFAULT_RUNS,
     DEFAULT_T,

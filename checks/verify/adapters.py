@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError
+from ...theory.errors import DuelboundError
 
 __all__ = ["duelpy_factory", "duelpy_dts", "duelpy_ccb", "duelpy_rucb", "duelpy_rmed1",
            "DUELPY_CLASSES", "NUMPY_ALIASES", "restore_numpy_aliases"]

@@ -43,8 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.checks.verify import verdicts as V
-from duelbound.checks.verify.judge import (
+from ...theory import datasets
+from ...theory.errors import DuelboundError
+from ...theory.generators import random_matrix
+from ...theory.matrix import PreferenceMatrix
+from ...theory.tournament import condorcet_winner, copeland_winners
+from . import verdicts as V
+from .judge import (
     PROTOCOL_ERRORS,
     Limits,
     harden,
@@ -54,13 +59,8 @@ from duelbound.checks.verify.judge import (
     run_environment_seed,
     trajectory,
 )
-from duelbound.checks.verify.sandbox import isolation as sandbox_isolation
-from duelbound.checks.verify.verdicts import Check, worst
-from duelbound.theory import datasets
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.generators import random_matrix
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.tournament import condorcet_winner, copeland_winners
+from .sandbox import isolation as sandbox_isolation
+from .verdicts import Check, worst
 
 __all__ = ["Interrupted", "exec_spec", "generated_matrices", "DEFAULT_MATRICES", "DEFAULT_T",
            "DEFAULT_RUNS", "Check", "RunOutcome", "MatrixReport", "VerifyReport",
@@ -252,7 +252,7 @@ def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
 
 def _summarise(M: PreferenceMatrix, pairs: np.ndarray, T: int) -> dict[str, Any]:
     """Regret curves and pair counts of a recorded duel sequence (trusted side)."""
-    from duelbound.checks.simulate.environment import log_checkpoints
+    from ..simulate.environment import log_checkpoints
 
     n = int(pairs.shape[0])
     ck = log_checkpoints(T)
@@ -276,7 +276,7 @@ def _execute(job: _Job, protocol: str, limits) -> dict[str, Any]:
     """Body of a trusted worker: one run, returned as plain data."""
     M = PreferenceMatrix(job.values)
     if job.kind == "bundled":
-        from duelbound.checks.simulate.simulator import run_single
+        from ..simulate.simulator import run_single
 
         t0 = time.perf_counter()
         rec = run_single(M, job.target, job.T, job.seed, log_pairs=True)
@@ -515,7 +515,7 @@ def _protocol_check(runs: list[RunOutcome], twin: RunOutcome | None, T: int) -> 
 
 def _c_star(M: PreferenceMatrix) -> tuple[float | None, str | None]:
     try:
-        from duelbound.solvers.cstar import lower_bound
+        from ...solvers.cstar import lower_bound
 
         return float(lower_bound(M, certify=False).value), None
     except Exception as exc:  # reported in the check, never hidden
@@ -547,7 +547,7 @@ def load_factory(spec: str) -> str:
     The module is imported only in the judge's child process, where a failure to
     import is reported as a usage error (:func:`verify_algorithm` raises DuelboundError).
     """
-    from duelbound.checks.simulate.simulator import ALGORITHMS
+    from ..simulate.simulator import ALGORITHMS
 
     if not isinstance(spec, str):
         raise DuelboundError(f"expected a 'module:factory' string, got {type(spec).__name__}")
@@ -805,8 +805,8 @@ def _check_arguments(factory: Callable | str | None, T: int, runs: int, protocol
                      ) -> tuple[int, str, str]:
     """Step 1 of :func:`verify_algorithm`: (T, the factory's spec, "user" or "bundled")."""
     # numba-compiled simulator: imported only here, where a bundled algorithm may run
-    from duelbound.checks.simulate.environment import check_horizon
-    from duelbound.checks.simulate.simulator import ALGORITHMS
+    from ..simulate.environment import check_horizon
+    from ..simulate.simulator import ALGORITHMS
 
     T = check_horizon(T)
     if runs < 1:

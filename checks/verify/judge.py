@@ -49,15 +49,15 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.checks.verify.sandbox import (
+from ...theory.matrix import PreferenceMatrix
+from ...theory.regret import CONVENTIONS, regret_matrix
+from .sandbox import (
     isolation,
     package_roots,
     python_paths,
     sandbox_argv,
     user_code_roots,
 )
-from duelbound.theory.matrix import PreferenceMatrix
-from duelbound.theory.regret import CONVENTIONS, regret_matrix
 
 __all__ = ["Limits", "JudgedRun", "judge_run", "probe", "trajectory", "harden",
            "new_environment_seed", "arm_relabeling",
@@ -554,7 +554,7 @@ def judge_run(spec: str, M: PreferenceMatrix | None, T: int, seed: int, environm
         The judge's own record: requested pairs, outcomes, protocol errors (each with
         its step and a count per kind), exit status, captured output tails.
     """
-    from duelbound.checks.simulate.environment import make_rng
+    from ..simulate.environment import make_rng
 
     limits = limits or Limits()
     K = M.K if M is not None else 2

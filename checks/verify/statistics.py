@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from duelbound.theory.errors import DuelboundError
+from ...theory.errors import DuelboundError
 
 __all__ = ["ALPHA", "REFERENCE_ALPHA", "bonferroni", "mann_whitney_null_counts", "mean_ci",
            "regret_ratio_interval", "van_elteren_p"]

@@ -20,16 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from duelbound.checks.verify.statistics import (
+from ...theory.kl import kl_half
+from ...theory.regret import regret_matrix
+from ...theory.tournament import copeland_winners
+from .statistics import (
     REFERENCE_ALPHA,
     bonferroni,
     mean_ci,
     regret_ratio_interval,
     van_elteren_p,
 )
-from duelbound.theory.kl import kl_half
-from duelbound.theory.regret import regret_matrix
-from duelbound.theory.tournament import copeland_winners
 
 __all__ = ["ORDER", "Check", "worst", "consistency_check", "slope_check", "claimed_check",
            "reference_check", "pooled_reference_check", "nice_horizon", "growth_ratio",
@@ -123,7 +123,7 @@ def starved(run, M) -> tuple[bool, float, tuple[int, int, int] | None]:
     N(T)/log T in R_{i1} as T grows; docs/math.md §5).  Returns (starved, the largest
     over winners of the smallest constraint left-hand side, its (i1, i2, l)).
     """
-    from duelbound.solvers.oracle import cw_oracle_core  # numba: only when a run is judged
+    from ...solvers.oracle import cw_oracle_core  # numba: only when a run is judged
 
     Nh, Lw, H = _late(run)
     reg = _regret_pairs(M)
@@ -339,7 +339,7 @@ def claimed_check(runs: list, cstar: float | None, claimed: float) -> Check:
 def _allocation_reason(M, runs: list, ref_runs: list, T: int) -> tuple[str, list]:
     """Pairs the user samples more / less than the reference, against q* of [K16]."""
     try:
-        from duelbound.solvers.cstar import lower_bound
+        from ...solvers.cstar import lower_bound
 
         q = np.asarray(lower_bound(M, certify=False).allocation, dtype=float)
     except Exception:  # noqa: BLE001 — the reason is optional

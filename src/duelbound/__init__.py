@@ -12,7 +12,7 @@ Layers (each a subpackage):
 
 from importlib.metadata import PackageNotFoundError, version
 
-from duelbound.theory import (
+from .theory import (
     DuelboundError,
     InvalidMatrixError,
     MatrixFileError,

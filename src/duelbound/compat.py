@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from duelbound.theory.errors import DuelboundError
+from .theory.errors import DuelboundError
 
 __all__ = ["SUPPORTED", "require"]
 

@@ -7,8 +7,9 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, random_argmax, ucb_column
-from duelbound.checks.simulate.algorithms.schedule import (
+from ..environment import duel, finished
+from .common import AlgorithmSpec, random_argmax, ucb_column
+from .schedule import (
     L_AT_MOST,
     L_BELOW,
     U_AT_LEAST,
@@ -16,7 +17,6 @@ from duelbound.checks.simulate.algorithms.schedule import (
     pop_due,
     refresh_slot,
 )
-from duelbound.checks.simulate.environment import duel, finished
 
 
 @nb.njit(cache=True)

@@ -15,9 +15,9 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from duelbound.theory.errors import DuelboundError, UnknownNameError
-from duelbound.theory.kl import kl_bernoulli_scalar
-from duelbound.theory.kl import kl_half_scalar as kl_half_scalar_py
+from ....theory.errors import DuelboundError, UnknownNameError
+from ....theory.kl import kl_bernoulli_scalar
+from ....theory.kl import kl_half_scalar as kl_half_scalar_py
 
 __all__ = ["log_guard", "loglog_guard", "confidence_bounds", "mu_hat",
            "random_argmax", "kl_half_scalar", "kl_scalar", "AlgorithmSpec",

@@ -7,7 +7,7 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.compat import require
+from ....compat import require
 
 # the imports below are numba internals, tested on the range pyproject.toml allows
 require("numba", nb.__version__)
@@ -17,14 +17,14 @@ from numba.core import cgutils, types  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 from numba.np.random.generator_core import next_uint64  # noqa: E402
 
-from duelbound.checks.simulate.algorithms.common import (  # noqa: E402
+from ..environment import duel, finished  # noqa: E402
+from .common import (  # noqa: E402
     AlgorithmSpec,
     kl_half_scalar,
     lcb_at_most_half,
     random_argmax,
 )
-from duelbound.checks.simulate.algorithms.schedule import ABOVE, new_schedule, pop_due, refresh  # noqa: E402
-from duelbound.checks.simulate.environment import duel, finished  # noqa: E402
+from .schedule import ABOVE, new_schedule, pop_due, refresh  # noqa: E402
 
 TWO53 = 9007199254740992.0  # 2**53: a uniform of the generator is k / 2**53, k < 2**53
 NBITS = 53

@@ -15,29 +15,29 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.checks.simulate.algorithms.common import (
+from ....solvers.ecw import sorted_threshold
+from ....solvers.oracle import (
+    cw_oracle_core,
+    ecw_oracle_into,
+    insert_sorted,
+    insert_sorted_indexed,
+)
+from ....solvers.parametric import (
+    CStarTracker,
+    basis_still_optimal,
+    cw_values_core,
+    pair_costs_core,
+)
+from ....theory.errors import DuelboundError
+from ..environment import duel, finished
+from .common import (
     AlgorithmSpec,
     kl_half_scalar,
     log_guard,
     loglog_guard,
     random_argmax,
 )
-from duelbound.checks.simulate.algorithms.schedule import new_schedule, pop_due, schedule
-from duelbound.checks.simulate.environment import duel, finished
-from duelbound.solvers.ecw import sorted_threshold
-from duelbound.solvers.oracle import (
-    cw_oracle_core,
-    ecw_oracle_into,
-    insert_sorted,
-    insert_sorted_indexed,
-)
-from duelbound.solvers.parametric import (
-    CStarTracker,
-    basis_still_optimal,
-    cw_values_core,
-    pair_costs_core,
-)
-from duelbound.theory.errors import DuelboundError
+from .schedule import new_schedule, pop_due, schedule
 
 _TOL = 1e-9  # membership tolerance, as in duelbound.solvers.in_region
 

@@ -7,9 +7,9 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, random_argmax, ucb_column
-from duelbound.checks.simulate.algorithms.schedule import AT_LEAST, new_schedule, pop_due, refresh
-from duelbound.checks.simulate.environment import duel, finished
+from ..environment import duel, finished
+from .common import AlgorithmSpec, random_argmax, ucb_column
+from .schedule import AT_LEAST, new_schedule, pop_due, refresh
 
 
 @nb.njit(cache=True, nogil=True)

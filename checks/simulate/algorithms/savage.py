@@ -7,9 +7,9 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
-from duelbound.checks.simulate.algorithms.schedule import heap_pop, heap_push
-from duelbound.checks.simulate.environment import duel, finished
+from ..environment import duel, finished
+from .common import AlgorithmSpec
+from .schedule import heap_pop, heap_push
 
 
 @nb.njit(cache=True, nogil=True)

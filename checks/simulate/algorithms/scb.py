@@ -7,8 +7,8 @@ import math
 import numba as nb
 import numpy as np
 
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec, kl_scalar
-from duelbound.checks.simulate.environment import duel, finished
+from ..environment import duel, finished
+from .common import AlgorithmSpec, kl_scalar
 
 
 @nb.njit(cache=True)

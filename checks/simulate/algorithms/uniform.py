@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numba as nb
 
-from duelbound.checks.simulate.algorithms.common import AlgorithmSpec
-from duelbound.checks.simulate.environment import duel, finished
+from ..environment import duel, finished
+from .common import AlgorithmSpec
 
 
 @nb.njit(cache=True, nogil=True)

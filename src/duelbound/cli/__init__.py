@@ -14,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from duelbound.theory.errors import DuelboundError
+from ..theory.errors import DuelboundError
 
 
 def _subcommand_modules(only: str | None = None) -> list:
@@ -51,7 +51,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of ``command`` alone when it names one."""
-    from duelbound import __version__
+    from .. import __version__
 
     parser = _Parser(
         prog="duelbound",

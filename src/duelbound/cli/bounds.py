@@ -20,25 +20,24 @@ import argparse
 
 import numpy as np
 
-from duelbound.solvers.certificate import EXACT_MAX_K
-from duelbound.solvers.cstar import (
+from ..solvers.certificate import EXACT_MAX_K
+from ..solvers.cstar import (
     AUTO_METHOD,
     CERTIFY_MAX_K,
     LP_MAX_K,
     METHODS,
     lower_bound,
 )
-from duelbound.solvers.ecw import ecw_bound
-from duelbound.solvers.interval import (
+from ..solvers.ecw import ecw_bound
+from ..solvers.interval import (
     AUTO_CSTAR_SECONDS,
     DEFAULT_DRAWS,
     MIN_CSTAR_DRAWS,
     lower_bound_interval,
 )
-from duelbound.solvers.interval import METHODS as INTERVAL_METHODS
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.posterior import undefined_pairs
-
+from ..solvers.interval import METHODS as INTERVAL_METHODS
+from ..theory.errors import DuelboundError
+from ..theory.posterior import undefined_pairs
 from .common import (
     add_matrix_arguments,
     check_output_path,
@@ -124,7 +123,7 @@ def driving_pairs(M, lb) -> dict[int, dict]:
     C*_{i1} = Σ r_ij q*_ij; a near-tie (gap |µ_ij − ½| ≲ 1e-6) makes q*_ij ~ 1/d(µ_ij, ½)
     ~ 1/(2 gap²) astronomically large.  Returns {winner: {pair, names, gap, share}}.
     """
-    from duelbound.theory.regret import regret_matrix
+    from ..theory.regret import regret_matrix
 
     r = np.triu(regret_matrix(M, "komiyama"), 1)
     out = {}
@@ -241,8 +240,8 @@ def _write_certificate(path: str, M, lb) -> None:
     import sys
     import time
 
-    from duelbound import __version__
-    from duelbound.checks.proof import check_certificate
+    from .. import __version__
+    from ..checks.proof import check_certificate
 
     doc = lb.certificate_document(generator=f"duelbound {__version__}", name=M.name,
                                   arms=list(M.arms) if M.arms else None)

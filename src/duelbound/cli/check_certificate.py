@@ -30,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.proof import CertificateError, check_certificate
-    from duelbound.theory.errors import MatrixFileError
-    from duelbound.theory.io import load_json, read_text_file
+    from ..checks.proof import CertificateError, check_certificate
+    from ..theory.errors import MatrixFileError
+    from ..theory.io import load_json, read_text_file
 
     path = args.certificate
     doc = load_json(read_text_file(path), os.path.basename(path))

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.claims.catalogue import CLAIMS, check_claims
+    from ..checks.claims.catalogue import CLAIMS, check_claims
 
     if args.list:
         for c in CLAIMS:

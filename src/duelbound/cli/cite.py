@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.solvers.tables import CITE_KEYS, bibliography
+    from ..solvers.tables import CITE_KEYS, bibliography
 
     if args.keys:
         print("\n".join(f"{tag} {key}" for tag, key in CITE_KEYS.items()))

@@ -9,11 +9,11 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from duelbound.theory import datasets
-from duelbound.theory.counts import DRAW_POLICIES, WinCounts, read_comparisons, read_counts
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.io import read_matrix
-from duelbound.theory.matrix import PreferenceMatrix
+from ..theory import datasets
+from ..theory.counts import DRAW_POLICIES, WinCounts, read_comparisons, read_counts
+from ..theory.errors import DuelboundError
+from ..theory.io import read_matrix
+from ..theory.matrix import PreferenceMatrix
 
 #: Width of the lists in text outputs (the whole line stays under ~120 characters).
 LIST_WIDTH = 100
@@ -114,7 +114,7 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
 def undefined_counts(args: argparse.Namespace) -> list[WinCounts]:
     """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament (a
     tied or never-compared pair), unless ``--break-ties`` perturbs the ties away."""
-    from duelbound.theory.posterior import undefined_pairs
+    from ..theory.posterior import undefined_pairs
 
     if getattr(args, "break_ties", None) is not None:
         return []

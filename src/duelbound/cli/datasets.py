@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from duelbound.theory import datasets
-
+from ..theory import datasets
 from .common import write_json
 
 NAME = "datasets"

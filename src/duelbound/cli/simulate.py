@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from duelbound.theory.errors import DuelboundError
-
+from ..theory.errors import DuelboundError
 from .common import (
     PLOT_EXTENSIONS,
     add_feedback_arguments,
@@ -53,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     check_output_path(args.json, None, "--json")
-    from duelbound.checks.simulate.records import algorithm_label, plot_results
-    from duelbound.checks.simulate.simulator import (
+    from ..checks.simulate.records import algorithm_label, plot_results
+    from ..checks.simulate.simulator import (
         ALGORITHMS,
         get_algorithm,
         matrix_bounds,

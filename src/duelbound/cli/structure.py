@@ -17,10 +17,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from duelbound.theory import tournament as st
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.matrix import PreferenceMatrix
-
+from ..theory import tournament as st
+from ..theory.errors import DuelboundError
+from ..theory.matrix import PreferenceMatrix
 from .common import (
     PLOT_EXTENSIONS,
     add_matrix_arguments,
@@ -129,7 +128,7 @@ def _posterior_answer(args: argparse.Namespace, C: Any) -> int:
     distribution of the tournament instead of an error (docs/uncertainty.md)."""
     import sys
 
-    from duelbound.theory.posterior import MAX_SIGN_DRAWS, posterior_structure
+    from ..theory.posterior import MAX_SIGN_DRAWS, posterior_structure
 
     if args.plot:
         raise DuelboundError("--plot draws the tournament of mu_hat, which is undefined here "
@@ -163,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     counts = load_counts(args)
     if counts is not None and args.break_ties is None:
-        from duelbound.theory.posterior import undefined_pairs
+        from ..theory.posterior import undefined_pairs
 
         if undefined_pairs(counts.wins, limit=0):
             return _posterior_answer(args, counts)
@@ -174,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_structure(s, M, full=args.full), flush=True)
     if args.plot:  # after the results: a late write failure does not lose them
-        from duelbound.theory.draw import draw_tournament
+        from ..theory.draw import draw_tournament
 
         draw_tournament(M, args.plot)
     return 0

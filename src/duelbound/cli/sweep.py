@@ -31,8 +31,7 @@ import json
 import logging
 import sys
 
-from duelbound.theory.errors import DuelboundError
-
+from ..theory.errors import DuelboundError
 from .common import (
     add_feedback_arguments,
     add_matrix_arguments,
@@ -89,7 +88,7 @@ def _params(text: str | None) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.sweep.runner import bounds_sweep, sweep
+    from ..checks.sweep.runner import bounds_sweep, sweep
 
     check_output_path(args.store, None, "--store")
     args.files = list(args.files) + list(args.matrices)

@@ -16,8 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from duelbound.theory.regret import CONVENTIONS
-
+from ..theory.regret import CONVENTIONS
 from .common import PLOT_EXTENSIONS, check_output_path, write_json
 from .table import add_latex_arguments, latex_style, write_bib, write_text
 
@@ -50,10 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.sweep.runner import bounds_report_table, plot_report, report_table
-    from duelbound.checks.sweep.store import SweepStore
-    from duelbound.solvers.tables import concat, notes_text, too_wide_message
-    from duelbound.theory.errors import DuelboundError
+    from ..checks.sweep.runner import bounds_report_table, plot_report, report_table
+    from ..checks.sweep.store import SweepStore
+    from ..solvers.tables import concat, notes_text, too_wide_message
+    from ..theory.errors import DuelboundError
 
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     if args.runs:

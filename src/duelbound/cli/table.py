@@ -26,8 +26,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from duelbound.solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
-from duelbound.solvers.tables import (
+from ..solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
+from ..solvers.tables import (
     FORMATS,
     TEXTWIDTH_PT,
     LatexStyle,
@@ -35,9 +35,8 @@ from duelbound.solvers.tables import (
     render,
     too_wide_message,
 )
-from duelbound.theory.errors import DuelboundError
-from duelbound.theory.regret import CONVENTIONS
-
+from ..theory.errors import DuelboundError
+from ..theory.regret import CONVENTIONS
 from .common import (
     PLOT_EXTENSIONS,
     add_matrix_arguments,
@@ -87,7 +86,7 @@ def write_text(path: str, text: str) -> None:
 def write_bib(args: argparse.Namespace) -> None:
     """``--bib FILE``: write the bibliography."""
     if args.bib:
-        from duelbound.solvers.tables import bibliography
+        from ..solvers.tables import bibliography
 
         write_text(args.bib, bibliography())
 
@@ -97,7 +96,7 @@ def _posterior_run(args: argparse.Namespace, style: LatexStyle) -> int:
     (:func:`~duelbound.solvers.posterior_table.posterior_table`) instead of an error."""
     import os
 
-    from duelbound.solvers.posterior_table import posterior_table
+    from ..solvers.posterior_table import posterior_table
 
     undefined = undefined_counts(args)
     if input_count(args) > len(undefined):
@@ -160,7 +159,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.solvers.comparison import bound_table, resolve_bounds
+    from ..solvers.comparison import bound_table, resolve_bounds
 
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     check_output_path(args.notes, None, "--notes")

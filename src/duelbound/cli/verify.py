@@ -35,8 +35,7 @@ import argparse
 import signal
 import sys
 
-from duelbound.theory.errors import DuelboundError
-
+from ..theory.errors import DuelboundError
 from .common import check_output_path, horizon, write_json
 
 NAME = "verify"
@@ -45,7 +44,7 @@ HELP = "verify an outside implementation (protocol, consistency, C*, reference)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from duelbound.checks.verify.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
+    from ..checks.verify.harness import DEFAULT_MATRICES, DEFAULT_RUNS, DEFAULT_T
 
     parser.add_argument("algorithm", metavar="MODULE:FACTORY", nargs="?",
                         help="factory of the algorithm, or a bundled algorithm name")
@@ -99,22 +98,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _matrices(specs: list[str]):
-    from duelbound.theory import datasets
-    from duelbound.theory.io import read_matrix
+    from ..theory import datasets
+    from ..theory.io import read_matrix
 
     return [datasets.load(s) if s in datasets.names() else read_matrix(s) for s in specs]
 
 
 def _interrupt(signum, frame):
-    from duelbound.checks.verify.harness import Interrupted
+    from ..checks.verify.harness import Interrupted
 
     raise Interrupted(signum)
 
 
 def run(args: argparse.Namespace) -> int:
-    from duelbound.checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
-    from duelbound.checks.verify.judge import harden
-    from duelbound.theory import datasets
+    from ..checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
+    from ..checks.verify.judge import harden
+    from ..theory import datasets
 
     # SIGTERM as Ctrl-C from the start (a probe may be under way): the runs stop and the
     # partial report is still made; before the runs, the command stops with 143
