@@ -4,7 +4,7 @@
 matrices, restates them in one regret convention (the factor is shown), and
 divides the exact log T coefficients by C* ([K16] Theorem 2).  The result is a
 :class:`BoundTable`; :meth:`BoundTable.to_table` gives a generic
-:class:`~duelbound.solvers.tables.Table` (Markdown / LaTeX / CSV / JSON),
+:class:`~duelbound.render.Table` (Markdown / LaTeX / CSV / JSON),
 :meth:`BoundTable.to_pandas` a tidy frame and :meth:`BoundTable.plot` a
 log-scale chart, all from the same numbers.
 
@@ -39,8 +39,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..errors import DuelboundError
 from ..frames import html_table, markdown_table, records_to_frame
-from ..theory.errors import DuelboundError
+from ..plots import new_figure, save_figure
+from ..render import Cell, Column, LatexStyle, Markup, Table, latex_escape, render
 from ..theory.matrix import PreferenceMatrix
 from ..theory.regret import check_convention, convert
 from .bound_terms import (
@@ -54,7 +58,6 @@ from .bound_terms import (
     cached_lower_bound,
     upper_bounds,
 )
-from .tables import Cell, Column, LatexStyle, Markup, Table, latex_escape, render
 
 __all__ = ["bound_table", "BoundTable", "BoundTableEntry", "SHORT_LABELS", "LABELS",
            "plot_bounds", "resolve_bounds"]
@@ -576,20 +579,16 @@ def plot_bounds(bt: BoundTable, path: str | None = None):
     out (the legend title says so).  Returns the matplotlib Figure; saves to
     ``path`` (.png / .svg / .pdf) when given.
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ..theory.draw import save_figure  # matplotlib: only when plotting
+    from matplotlib import colormaps  # matplotlib: only when plotting
 
     ks = [k for k, _ in enumerate(bt.bounds)
           if bt.entries[0].terms[k].multiplies == "log T"]
     n, m = len(bt.entries), max(len(ks), 1)
     width = 0.8 / m
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 + n * (0.35 * m + 0.6)), 4.5))
-    cmap = plt.get_cmap("tab20")
+    # no pyplot: the figure is not kept in a global registry, the backend is not switched
+    fig, axes = new_figure(max(6.0, 1.2 + n * (0.35 * m + 0.6)), 4.5, constrained=False)
+    ax = axes[0, 0]
+    cmap = colormaps["tab20"]
     x = np.arange(n)
     for slot, k in enumerate(ks):
         t0 = bt.entries[0].terms[k]

@@ -1,4 +1,4 @@
-"""The import graph of the installed package: layers, no cycles, no private imports.
+"""The import graph of the installed package: ground floor, layers, no cycles, no private names.
 
 Read with ``ast`` from the files of the installed ``duelbound`` (whatever the package-dir
 mapping), every import counted — the ones inside functions too, so that a cycle cannot
@@ -21,6 +21,10 @@ import duelbound.theory
 #: time: the command line (each subcommand imports what it runs), and these heavy
 #: modules — the LP solvers (PuLP/HiGHS, flint), matplotlib, the numba-compiled simulator.
 LAZY_OK = ("duelbound.solvers", "duelbound.theory.draw", "duelbound.checks.simulate")
+#: The ground floor: root utilities every layer may use, importing no layer (and nothing
+#: above the ground floor): errors, table renderers, plots, pandas frames, version checks.
+GROUND = ("duelbound.errors", "duelbound.render", "duelbound.plots", "duelbound.frames",
+          "duelbound.compat")
 LAZY_FROM_ANYWHERE = ("duelbound.cli",)
 #: What each layer may import (docs/architecture.md): theory < solvers < checks < cli.
 LAYERS = {"duelbound.theory": ("duelbound.solvers", "duelbound.checks", "duelbound.cli"),
@@ -154,3 +158,64 @@ def test_function_level_imports_only_where_they_buy_start_up_time():
                   if lazy and not mod.startswith(LAZY_FROM_ANYWHERE)
                   and not target.startswith(LAZY_OK)})
     assert bad == []
+
+
+def _ground(mod: str) -> bool:
+    return any(mod == g or mod.startswith(g + ".") for g in GROUND)
+
+
+def test_the_ground_floor_exists():
+    assert {"duelbound.errors", "duelbound.render", "duelbound.render.table",
+            "duelbound.render.latex", "duelbound.plots", "duelbound.frames",
+            "duelbound.compat"} <= set(MODULES)
+
+
+def _ground_violations() -> list[tuple[str, str]]:
+    return [(mod, target) for mod in MODULES if _ground(mod)
+            for target, _, _ in _imports(mod) if not _ground(target)]
+
+
+def test_the_ground_floor_imports_no_layer():
+    """errors, render, plots, frames, compat import only each other: never theory, solvers,
+    checks, cli, nor the package root (whose ``__init__`` imports theory)."""
+    assert _ground_violations() == []
+
+
+def test_the_ground_floor_rule_can_fail(tmp_path, monkeypatch):
+    """A ground-floor module that imports theory (as frames.py did) is reported."""
+    fake = tmp_path / "frames.py"
+    fake.write_text("from .theory.errors import DuelboundError\n")
+    monkeypatch.setitem(MODULES, "duelbound.frames", fake)
+    assert _ground_violations() == [("duelbound.frames", "duelbound.theory.errors")]
+
+
+#: Today's reads of another object's private attribute by name (``getattr(x, "_name")``,
+#: ``hasattr``, ``setattr``), with the reason. The list can only shrink:
+#: a new one fails, and so does an entry that is gone.
+PRIVATE_ATTRIBUTE_EXCEPTIONS = {
+    # the parsed counts cached on the argparse Namespace between two helpers of the CLI
+    ("duelbound.cli.common", "_win_counts"),
+}
+
+
+def _private_attribute_reads(mod: str) -> set[tuple[str, str]]:
+    tree = ast.parse(MODULES[mod].read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr", "setattr", "delattr")
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)):
+            name = node.args[1].value
+            if name.startswith("_") and not name.startswith("__"):
+                out.add((mod, name))
+    return out
+
+
+def test_no_module_reads_private_attributes_by_name():
+    """``getattr(x, "_name")`` is the private-import rule's back door (a private attribute of
+    another library or module, read by a string so no tool sees it)."""
+    found = set().union(*(_private_attribute_reads(mod) for mod in MODULES))
+    assert found - PRIVATE_ATTRIBUTE_EXCEPTIONS == set(), "new private attribute reads"
+    assert PRIVATE_ATTRIBUTE_EXCEPTIONS - found == set(), \
+        "fixed: remove these from PRIVATE_ATTRIBUTE_EXCEPTIONS"

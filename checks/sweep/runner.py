@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...errors import DuelboundError
 from ...frames import (
     html_table,
     markdown_table,
@@ -47,7 +48,7 @@ from ...frames import (
     require_pandas,
     short_repr,
 )
-from ...theory.errors import DuelboundError
+from ...render import Cell, Column, Table
 from ...theory.matrix import PreferenceMatrix
 from ...theory.regret import CONVENTIONS, check_convention, conversion_factor
 from .store import CONVENTION_COLUMNS, SweepStore, sweep_lock
@@ -894,9 +895,8 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
 
 
 def report_table(store: str | Path, convention: str = "komiyama") -> Any:
-    """The sweep summary as a :class:`duelbound.solvers.tables.Table` (same renderers as the
+    """The sweep summary as a :class:`duelbound.render.Table` (same renderers as the
     bound tables)."""
-    from ...solvers.tables import Column, Table
 
     summary = summarise(store, convention)
     foot = {
@@ -936,10 +936,9 @@ def report_table(store: str | Path, convention: str = "komiyama") -> Any:
 
 
 def bounds_report_table(store: str | Path) -> Any:
-    """The rows of a ``--bounds-only`` sweep as a :class:`~duelbound.solvers.tables.Table`:
+    """The rows of a ``--bounds-only`` sweep as a :class:`~duelbound.render.Table`:
     C* with its certificate status, C^E*, and every upper-bound term of the bound table in
     the komiyama convention, labelled by kind."""
-    from ...solvers.tables import Cell, Column, Table
 
     with SweepStore(store, readonly=True) as st:
         names = st.matrix_names()

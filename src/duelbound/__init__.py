@@ -8,20 +8,18 @@ Layers (each a subpackage):
   terms and tables (depends on ``theory`` only);
 * :mod:`duelbound.checks` — reference simulator, claim checks, hypothesis
   strategies, verification harness, sweeps.
+
+Below the layers, the ground floor of root utilities that import no layer:
+:mod:`duelbound.errors` (the exception types), :mod:`duelbound.render` (tables as
+Markdown, LaTeX, CSV, JSON), :mod:`duelbound.plots` (figures without pyplot),
+:mod:`duelbound.frames` (pandas and notebook display) and :mod:`duelbound.compat`
+(dependency version checks).  docs/architecture.md draws the map.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .theory import (
-    DuelboundError,
-    InvalidMatrixError,
-    MatrixFileError,
-    PreferenceMatrix,
-    SolverError,
-    TieError,
-    datasets,
-    read_matrix,
-)
+from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, SolverError, TieError
+from .theory import PreferenceMatrix, datasets, read_matrix
 
 try:
     __version__ = version("duelbound")

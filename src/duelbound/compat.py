@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .theory.errors import DuelboundError
+from .errors import DuelboundError
 
 __all__ = ["SUPPORTED", "require"]
 

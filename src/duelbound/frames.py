@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .theory.errors import DuelboundError
+from .errors import DuelboundError
 
 __all__ = [
     "PANDAS_EXTRA",
