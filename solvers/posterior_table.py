@@ -66,6 +66,7 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
             Column("C*:hi", f"C* {pct} high", group=_C, sub=f"{pct} high"),
             Column("C*:draws", "C* draws", group=_C, sub="draws"),
             Column("C^E*", _CE, unit=_LOG_T, sub="median", group=_CE),
+            Column("C^E*:lo", f"C^E* {pct} low", group=_CE, sub=f"{pct} low"),
             Column("C^E*:hi", f"C^E* {pct} high", group=_CE, sub=f"{pct} high"),
             Column("upper", "upper-bound terms", align="l", notes=("d",))]
     rows = []
@@ -86,7 +87,8 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
             "winner": f"{', '.join(rep.label(i) for i in top)} (P = {share:.3f})",
             "C*": rep.cstar.median, "C*:lo": rep.cstar.lower,
             "C*:hi": _upper(rep.cstar), "C*:draws": rep.cstar.draws,
-            "C^E*": rep.ecw.median, "C^E*:hi": _upper(rep.ecw), "upper": "undefined"})
+            "C^E*": rep.ecw.median, "C^E*:lo": rep.ecw.lower, "C^E*:hi": _upper(rep.ecw),
+            "upper": "undefined"})
     mu_hat = Markup("mu_hat_ij = W_ij / (W_ij + W_ji)",
                     r"$\hat\mu_{ij} = W_{ij}/(W_{ij}+W_{ji})$")
     beta = Markup("mu_ij ~ Beta(W_ij + 1, W_ji + 1)",

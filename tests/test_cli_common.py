@@ -21,3 +21,131 @@ def test_bad_horizon_is_one_line_usage_error(capsys, argv, bad):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "--T" in err and "Traceback" not in err
+
+
+# -- one dialect: --json [FILE], --workers, --quiet/--progress, safe output paths ----------
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+
+from duelbound.cli import common  # noqa: E402
+from duelbound.theory.errors import DuelboundError  # noqa: E402
+
+JSON_COMMANDS = [
+    ["structure", "--example", "cyclic"],
+    ["datasets", "cyclic"],
+    ["bounds", "--example", "cyclic", "--no-certify"],
+]
+
+
+def _timeless(d):
+    """``d`` without the solver's timings (the only part that differs between runs)."""
+    if isinstance(d, dict):
+        return {k: _timeless(v) for k, v in d.items() if k not in ("stats", "wall_time")}
+    return [_timeless(v) for v in d] if isinstance(d, list) else d
+
+
+@pytest.mark.parametrize("argv", JSON_COMMANDS, ids=[c[0] for c in JSON_COMMANDS])
+def test_json_bare_prints_json_and_json_file_keeps_the_text(argv, tmp_path, capsys):
+    assert main([*argv, "--json"]) == 0
+    bare = _timeless(json.loads(capsys.readouterr().out))   # stdout is one JSON document
+    assert main([*argv, "--json", "-"]) == 0
+    assert _timeless(json.loads(capsys.readouterr().out)) == bare
+    target = tmp_path / "out.json"
+    assert main([*argv, "--json", str(target)]) == 0
+    text = capsys.readouterr().out
+    assert text.strip() and not text.lstrip().startswith("{")   # the text report
+    assert _timeless(json.loads(target.read_text())) == bare
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".duelbound-")]
+
+
+def test_json_never_overwrites_an_input_or_a_non_json_file(tmp_path, capsys, dataset_dir):
+    matrix = tmp_path / "m.txt"
+    matrix.write_text((dataset_dir / "cyclic.txt").read_text())
+    before = matrix.read_text()
+    # `--json m.txt` takes m.txt as the JSON file: refused, the matrix untouched
+    assert main(["structure", "--json", str(matrix)]) == 2
+    assert "not .json" in capsys.readouterr().err and matrix.read_text() == before
+    as_json = tmp_path / "m.json"
+    as_json.write_text(json.dumps({"matrix": [[0.5, 0.6], [0.4, 0.5]]}))
+    assert main(["structure", str(as_json), "--json", str(as_json)]) == 2
+    assert "also given as an input" in capsys.readouterr().err
+    assert json.loads(as_json.read_text()) == {"matrix": [[0.5, 0.6], [0.4, 0.5]]}
+
+
+def test_output_paths_refused_before_any_work(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    for path, message in (("", "empty"), ("  ", "empty"), (str(link), "symbolic link"),
+                          (str(tmp_path), "is a folder")):
+        with pytest.raises(DuelboundError, match=message):
+            common.check_output_path(path, option="--json")
+    with pytest.raises(DuelboundError, match="symbolic link"):
+        common.write_atomically(str(link), "x")
+    assert os.path.islink(link) and real.read_text() == "{}"   # the link is never replaced
+
+
+def test_write_atomically_adds_one_lf_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "notes.txt"
+    common.write_atomically(str(target), "a\nb")
+    assert target.read_bytes() == b"a\nb\n"
+    common.write_atomically(str(target), "c\n")
+    assert target.read_bytes() == b"c\n" and os.listdir(tmp_path) == ["notes.txt"]
+
+
+def _parser(*adders) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser()
+    for add in adders:
+        add(p)
+    return p
+
+
+def test_old_spellings_are_hidden_aliases_that_warn(capsys):
+    p = _parser(common.add_workers_option, common.add_feedback_arguments)
+    args = p.parse_args(["--processes", "3", "--no-progress"])
+    assert args.workers == 3 and args.quiet and common.feedback(args) is False
+    err = capsys.readouterr().err
+    assert "--processes is deprecated" in err and "--no-progress is deprecated" in err
+    assert "--processes" not in p.format_help() and "--no-progress" not in p.format_help()
+    args = p.parse_args(["--workers", "2", "--progress"])
+    assert args.workers == 2 and common.feedback(args) is True
+    assert common.feedback(p.parse_args([]), default=True) is True
+    assert capsys.readouterr().err == ""
+    with pytest.raises(SystemExit):
+        p.parse_args(["--workers", "0"])
+    with pytest.raises(SystemExit):
+        p.parse_args(["--quiet", "--progress"])
+
+
+@pytest.mark.parametrize("command", ["bounds", "sweep", "table"])
+def test_every_command_takes_workers_and_quiet(command, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--workers" in out and "--quiet" in out and "--progress" in out
+
+
+def test_cite_and_sweep_report_do_not_import_the_table_command():
+    import ast
+    from pathlib import Path
+
+    import duelbound.cli as cli
+
+    for name in ("cite.py", "sweep_report.py"):
+        tree = ast.parse((Path(cli.__file__).parent / name).read_text())
+        modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "table" not in modules, name
+
+
+def test_cite_bib_is_written_atomically(tmp_path, capsys):
+    bib = tmp_path / "refs.bib"
+    assert main(["cite", "--bib", str(bib)]) == 0
+    assert bib.read_text().lstrip().startswith(("@", "%"))
+    link = tmp_path / "l.bib"
+    link.symlink_to(bib)
+    assert main(["cite", "--bib", str(link)]) == 2
+    assert "symbolic link" in capsys.readouterr().err

@@ -29,23 +29,25 @@ from ..solvers.cstar import (
     lower_bound,
 )
 from ..solvers.ecw import ecw_bound
-from ..solvers.interval import (
-    AUTO_CSTAR_SECONDS,
-    DEFAULT_DRAWS,
-    MIN_CSTAR_DRAWS,
-    lower_bound_interval,
-)
 from ..solvers.interval import METHODS as INTERVAL_METHODS
+from ..solvers.interval import lower_bound_interval
 from ..theory.errors import DuelboundError
 from ..theory.posterior import undefined_pairs
 from .common import (
+    add_draws_arguments,
+    add_feedback_arguments,
+    add_json_option,
     add_matrix_arguments,
+    check_json_option,
     check_output_path,
     clip,
+    draws_options,
+    emit_json,
+    feedback,
+    json_only,
     load_counts,
     load_matrix,
     write_atomically,
-    write_json,
 )
 
 NAME = "bounds"
@@ -58,7 +60,7 @@ _INDENT_MAX_K = 16
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json_option(parser)
     parser.add_argument("--method", choices=METHODS, default="auto",
                         help=f"LP formulation for C* (default: auto = {AUTO_METHOD})")
     cert = parser.add_mutually_exclusive_group()
@@ -86,17 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "P(winners right), flip risks (docs/uncertainty.md)")
     parser.add_argument("--interval-method", choices=INTERVAL_METHODS, default="posterior",
                         help="posterior credible interval (default) or parametric bootstrap")
-    parser.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
-                        help=f"draws for --interval (default {DEFAULT_DRAWS})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the --interval draws")
-    parser.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
-                        help="solve C* (an LP per draw: ~4 s at K = 100, ~45 s at K = 300) "
-                             "on the first N draws only; the winner sets, flip risks and "
-                             "C^E* use every draw.  auto (default): every draw when that "
-                             f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
-                             f"many but at least {MIN_CSTAR_DRAWS} (a rule of K: reproducible)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes for the C* draws (default: the CPUs, at most 8)")
+    add_draws_arguments(parser)
+    add_feedback_arguments(parser)
 
 
 def _cert_line(cert: dict) -> str:
@@ -254,30 +247,6 @@ def _write_certificate(path: str, M, lb) -> None:
           f"{out['upper_float']!r}]", file=sys.stderr)
 
 
-def _interval_options(args: argparse.Namespace) -> dict:
-    """``lower_bound_interval`` keywords of the CLI options (with ``progress``, it says up
-    front how many draws get C* and roughly how long that takes; the bar gives the pace)."""
-    import os
-
-    raw = str(args.cstar_draws).lower()
-    cstar: int | str | None
-    if raw in ("all", "auto"):
-        cstar = None if raw == "all" else "auto"
-    else:
-        try:
-            cstar = int(raw)
-        except ValueError:
-            raise DuelboundError(f"--cstar-draws takes an integer, 'all' or 'auto', got "
-                                 f"{args.cstar_draws!r}") from None
-        if cstar < 10:
-            raise DuelboundError(f"--cstar-draws must be >= 10, got {cstar}")
-    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
-    if workers < 1:
-        raise DuelboundError(f"--workers must be >= 1, got {workers}")
-    return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
-            "progress": True}
-
-
 def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
     """Counts whose plug-in µ̂ is undefined (ties, unobserved pairs): say which pairs, and
     answer with the posterior interval instead (docs/uncertainty.md)."""
@@ -298,13 +267,8 @@ def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
           f"compared pair(s)); answering with the {level:g} posterior interval "
           f"({args.draws} draws)", file=sys.stderr)
     rep = lower_bound_interval(C, level=level, method="posterior",
-                               **_interval_options(args))
-    if args.json:
-        write_json({"plug_in": {"defined": False, "reason": reason,
-                                "tied": [list(p) for p in tied],
-                                "never_compared": [list(p) for p in never]},
-                    "interval": rep.to_dict()}, indent=2 if C.K <= _INDENT_MAX_K else None)
-    else:
+                               **draws_options(args, feedback(args, default=True)))
+    if not json_only(args):
         print(f"plug-in C*: undefined — {reason}:")
         if tied:
             named("tied", tied)
@@ -314,12 +278,16 @@ def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
               "follows.\n(--break-ties EPS would perturb the tied pairs instead; every "
               "gap-dependent value\nwould then be an artefact of EPS.)\n")
         print(rep.render())
+    emit_json(args, {"plug_in": {"defined": False, "reason": reason,
+                                 "tied": [list(p) for p in tied],
+                                 "never_compared": [list(p) for p in never]},
+                     "interval": rep.to_dict()}, indent=2 if C.K <= _INDENT_MAX_K else None)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.certificate:
-        check_output_path(args.certificate, option="--certificate")
+    check_output_path(args.certificate, option="--certificate")
+    check_json_option(args)
     counts = load_counts(args)
     if counts is not None and args.break_ties is None:
         # every pair listed in --json up to K = LP_MAX_K (where the interval is possible)
@@ -343,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
             raise DuelboundError("--certificate needs a certificate: drop --no-certify")
         certify = certify or True
     lb = lower_bound(M, method=args.method, certify=certify, symbolic=args.symbolic,
-                     progress=True, max_k=args.max_k or None)
+                     progress=feedback(args, default=True), max_k=args.max_k or None)
     if args.certificate:
         if lb.proof is None:
             raise DuelboundError(f"no certificate written: {lb.certificate.get('message')}")
@@ -362,17 +330,17 @@ def run(args: argparse.Namespace) -> int:
                                  "--comparisons FILE")
         rep = lower_bound_interval(counts, level=args.interval, method=args.interval_method,
                                    break_ties=args.break_ties,
-                                   **_interval_options(args))
-    if args.json:
+                                   **draws_options(args, feedback(args, default=True)))
+    if not json_only(args):
+        print(format_bounds(M, lb, ecw))
+        if rep is not None:
+            print()
+            print(rep.render())
+    if args.json is not None:
         out = {"matrix": M.to_dict(), "lower_bound": _named(M, lb), "ecw": ecw.to_dict()}
         if rep is not None:
             out["interval"] = rep.to_dict()
         # indented up to K = 16; above, one line: indenting the K×K allocations in pure
         # Python took longer than the LP (K = 64: 1.4 s against 0.5 s; K = 300: 11 s)
-        write_json(out, indent=2 if M.K <= _INDENT_MAX_K else None)
-    else:
-        print(format_bounds(M, lb, ecw))
-        if rep is not None:
-            print()
-            print(rep.render())
+        emit_json(args, out, indent=2 if M.K <= _INDENT_MAX_K else None)
     return 0

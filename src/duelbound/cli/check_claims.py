@@ -29,7 +29,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import write_json
+from .common import (
+    add_feedback_arguments,
+    add_json_option,
+    check_json_option,
+    emit_json,
+    feedback,
+    json_only,
+)
 
 NAME = "check-claims"
 ORDER = 50
@@ -47,11 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=float, default=None, metavar="SEC",
                         help="seconds per claim (verdict marked partial when reached)")
     parser.add_argument("--list", action="store_true", help="list the claims and exit")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    bar = parser.add_mutually_exclusive_group()
-    bar.add_argument("--progress", action="store_true",
-                     help="progress bar per claim on stderr even when it is not a terminal")
-    bar.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_json_option(parser, "the report")
+    add_feedback_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,12 +65,12 @@ def run(args: argparse.Namespace) -> int:
         for c in CLAIMS:
             print(f"{c.name:<20} {c.source:<45} {c.statement}")
         return 0
-    progress = not args.quiet and (args.progress or sys.stderr.isatty())
+    check_json_option(args)
+    progress = feedback(args, default=sys.stderr.isatty())
     report = check_claims(args.n, args.seed, min_K=args.min_K, max_K=args.max_K,
                           claims=args.claim or None, time_limit=args.time_limit,
                           progress=progress)
-    if args.json:
-        write_json(report.to_dict())
-    else:
+    if not json_only(args):
         print(report.table())
+    emit_json(args, report.to_dict())
     return report.exit_code()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from .table import write_text
+from .common import check_output_path, write_bib
 
 NAME = "cite"
 ORDER = 90
@@ -29,11 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..solvers.tables import CITE_KEYS, bibliography
 
+    check_output_path(args.bib, None, "--bib")
     if args.keys:
         print("\n".join(f"{tag} {key}" for tag, key in CITE_KEYS.items()))
         return 0
     if args.bib:
-        write_text(args.bib, bibliography())
+        write_bib(args.bib)
     else:
         print(bibliography().rstrip("\n"))
     return 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from ..theory import datasets
-from .common import write_json
+from .common import add_json_option, check_json_option, emit_json, json_only
 
 NAME = "datasets"
 ORDER = 5
@@ -23,7 +23,7 @@ HELP = "list the bundled matrices (published data with citations, and examples)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", metavar="NAME", help="show one dataset in full")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json_option(parser)
 
 
 def _winner(d: datasets.Dataset) -> str:
@@ -57,16 +57,15 @@ def format_one(d: datasets.Dataset) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_json_option(args)
     if args.name:
         d = datasets.get(args.name)
-        if args.json:
-            write_json(d.to_dict())
-        else:
+        if not json_only(args):
             print(format_one(d))
+        emit_json(args, d.to_dict())
         return 0
     items = [datasets.get(n) for n in datasets.names()]
-    if args.json:
-        write_json([d.to_dict() for d in items])
-    else:
+    if not json_only(args):
         print(format_list(items))
+    emit_json(args, [d.to_dict() for d in items])
     return 0

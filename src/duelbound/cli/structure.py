@@ -22,12 +22,15 @@ from ..theory.errors import DuelboundError
 from ..theory.matrix import PreferenceMatrix
 from .common import (
     PLOT_EXTENSIONS,
+    add_json_option,
     add_matrix_arguments,
+    check_json_option,
     check_output_path,
     clip,
+    emit_json,
+    json_only,
     load_counts,
     load_matrix,
-    write_json,
 )
 
 NAME = "structure"
@@ -37,7 +40,7 @@ HELP = "tournament structure: winners, L vector, top cycle, 3-cycles, gaps"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_matrix_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json_option(parser)
     parser.add_argument("--plot", metavar="FILE", help="draw the tournament (.png/.svg/.pdf)")
     parser.add_argument("--draws", type=int, default=1000, metavar="N",
                         help="posterior draws when counts leave the tournament undefined "
@@ -149,17 +152,17 @@ def _posterior_answer(args: argparse.Namespace, C: Any) -> int:
     print(f"duelbound: the tournament of mu_hat is undefined ({u.n_tied} tied, "
           f"{u.n_never} never compared pair(s)); answering with its posterior "
           f"distribution", file=sys.stderr)
-    if args.json:
-        write_json({"plug_in": {"defined": False, "tied": [list(p) for p in u.tied],
-                                "never_compared": [list(p) for p in u.never]},
-                    "posterior": ps.to_dict()}, indent=2 if C.K <= 16 else None)
-    else:
+    if not json_only(args):
         print(ps.render(full=args.full), flush=True)
+    emit_json(args, {"plug_in": {"defined": False, "tied": [list(p) for p in u.tied],
+                                 "never_compared": [list(p) for p in u.never]},
+                     "posterior": ps.to_dict()}, indent=2 if C.K <= 16 else None)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
+    check_json_option(args)
     counts = load_counts(args)
     if counts is not None and args.break_ties is None:
         from ..theory.posterior import undefined_pairs
@@ -168,10 +171,9 @@ def run(args: argparse.Namespace) -> int:
             return _posterior_answer(args, counts)
     M = load_matrix(args)
     s = st.structure(M)
-    if args.json:
-        write_json(structure_json(s, M))
-    else:
+    if not json_only(args):
         print(format_structure(s, M, full=args.full), flush=True)
+    emit_json(args, structure_json(s, M))
     if args.plot:  # after the results: a late write failure does not lose them
         from ..theory.draw import draw_tournament
 

@@ -34,12 +34,16 @@ import sys
 from ..theory.errors import DuelboundError
 from .common import (
     add_feedback_arguments,
+    add_json_option,
     add_matrix_arguments,
+    add_workers_option,
+    check_json_option,
     check_output_path,
+    emit_json,
     feedback,
     horizon,
+    json_only,
     load_matrices,
-    write_json,
 )
 
 NAME = "sweep"
@@ -62,16 +66,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="SQLite store (created if missing, resumed if present)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="existing Dask scheduler, e.g. tcp://127.0.0.1:8786")
-    parser.add_argument("--workers", type=int, metavar="N",
-                        help="worker processes of the local cluster (default: CPU count)")
+    add_workers_option(parser, help="worker processes of the local cluster (default: CPU count)")
     parser.add_argument("--bounds-only", action="store_true",
                         help="compute C* and C^E* of every matrix instead of simulating")
     parser.add_argument("--skip-failed", action="store_true",
                         help="do not re-run tasks recorded as failed by an earlier sweep")
     add_feedback_arguments(parser)
-    parser.add_argument("--no-progress", action="store_true", dest="quiet",
-                        help=argparse.SUPPRESS)  # the old name of --quiet
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_json_option(parser, "the summary")
 
 
 def _params(text: str | None) -> dict | None:
@@ -91,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from ..checks.sweep.runner import bounds_sweep, sweep
 
     check_output_path(args.store, None, "--store")
+    check_json_option(args)
     args.files = list(args.files) + list(args.matrices)
     matrices = load_matrices(args)
     progress = feedback(args)
@@ -110,9 +112,8 @@ def run(args: argparse.Namespace) -> int:
                        params=_params(args.params), scheduler=args.scheduler,
                        workers=args.workers, retry_failed=not args.skip_failed,
                        progress=progress)
-    if args.json:
-        write_json(result.to_dict())
-    else:
+    emit_json(args, result.to_dict())
+    if not json_only(args):
         rate = "" if not result.completed else f", {result.throughput:.2f} tasks/s"
         print(f"{result.total} tasks: {result.completed} done now, {result.skipped} already "
               f"in the store, {len(result.failed)} failed{rate} -> {result.store}")

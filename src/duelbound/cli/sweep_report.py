@@ -17,8 +17,15 @@ import argparse
 import sys
 
 from ..theory.regret import CONVENTIONS
-from .common import PLOT_EXTENSIONS, check_output_path, write_json
-from .table import add_latex_arguments, latex_style, write_bib, write_text
+from .common import (
+    PLOT_EXTENSIONS,
+    add_latex_arguments,
+    check_output_path,
+    latex_style,
+    write_atomically,
+    write_bib,
+    write_json,
+)
 
 NAME = "sweep-report"
 ORDER = 71
@@ -55,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ..theory.errors import DuelboundError
 
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
+    check_output_path(args.notes, None, "--notes")
+    check_output_path(args.bib, None, "--bib")
     if args.runs:
         if args.format != "json":
             raise DuelboundError("--runs lists records as JSON: add --format json")
@@ -76,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
         t.index = tuple(k for k in ("matrix", "algorithm", "T") if k in keys)
     style = latex_style(args)
     if args.notes:
-        write_text(args.notes, "\n\n".join(notes_text(t) for t in tables))
-    write_bib(args)
+        write_atomically(args.notes, "\n\n".join(notes_text(t) for t in tables))
+    write_bib(args.bib)
     print(concat(tables, args.format, style))
     if args.format == "latex":
         msg = too_wide_message(tables, style, "report fewer algorithms' parameters per row")

@@ -29,7 +29,6 @@ import sys
 from ..solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
 from ..solvers.tables import (
     FORMATS,
-    TEXTWIDTH_PT,
     LatexStyle,
     notes_text,
     render,
@@ -39,11 +38,20 @@ from ..theory.errors import DuelboundError
 from ..theory.regret import CONVENTIONS
 from .common import (
     PLOT_EXTENSIONS,
+    add_draws_arguments,
+    add_feedback_arguments,
+    add_latex_arguments,
     add_matrix_arguments,
     check_output_path,
+    draws_options,
+    feedback,
+    horizon,
     input_count,
+    latex_style,
     load_matrices,
     undefined_counts,
+    write_atomically,
+    write_bib,
 )
 
 NAME = "table"
@@ -51,51 +59,9 @@ ORDER = 30
 HELP = "compare the algorithms' regret bounds with C* (md, latex, csv, json, plot)"
 
 
-def add_latex_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of LaTeX output shared by ``table`` and ``sweep-report``."""
-    g = parser.add_argument_group("LaTeX output (--format latex)")
-    g.add_argument("--latex-env", choices=("table", "table*", "none"), default="table",
-                   help="float environment: table (default), table* (both columns of a "
-                        "two-column paper), none (tabulars and notes only, to \\input)")
-    g.add_argument("--latex-resize", action="store_true",
-                   help="one tabular scaled to the line width with \\resizebox (needs "
-                        "graphicx) instead of stacked panels")
-    g.add_argument("--latex-width", type=float, metavar="PT",
-                   help=f"width to fit in pt (default {TEXTWIDTH_PT:g}, the \\textwidth of "
-                        "a 10pt article; 469 with table*)")
-    g.add_argument("--latex-label", metavar="LABEL", help="\\label of the table")
-    g.add_argument("--bib", metavar="FILE",
-                   help="also write the BibTeX file of the cited papers (as 'duelbound cite')")
-
-
-def latex_style(args: argparse.Namespace) -> LatexStyle:
-    """The :class:`LatexStyle` of the parsed LaTeX options."""
-    return LatexStyle(env=args.latex_env, resize=args.latex_resize, width=args.latex_width,
-                      label=args.latex_label)
-
-
-def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path``; an unwritable path is a one-line error."""
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text if text.endswith("\n") else text + "\n")
-    except OSError as exc:
-        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def write_bib(args: argparse.Namespace) -> None:
-    """``--bib FILE``: write the bibliography."""
-    if args.bib:
-        from ..solvers.tables import bibliography
-
-        write_text(args.bib, bibliography())
-
-
 def _posterior_run(args: argparse.Namespace, style: LatexStyle) -> int:
     """Win counts whose estimate has no tournament: the posterior table of C* and C^E*
     (:func:`~duelbound.solvers.posterior_table.posterior_table`) instead of an error."""
-    import os
-
     from ..solvers.posterior_table import posterior_table
 
     undefined = undefined_counts(args)
@@ -115,12 +81,11 @@ def _posterior_run(args: argparse.Namespace, style: LatexStyle) -> int:
         print(f"duelbound: {C.name}: the estimate has tied or never-compared pairs; the table "
               "gives the posterior of C* and C^E* (duelbound bounds --interval for the whole "
               "report)", file=sys.stderr)
-    table = posterior_table(undefined, cstar_draws="auto",
-                            workers=min(os.cpu_count() or 1, 8), progress=True)
+    table = posterior_table(undefined, **draws_options(args, feedback(args, default=True)))
     print(render(table, args.format, style), flush=True)
     if args.notes:
-        write_text(args.notes, notes_text(table))
-    write_bib(args)
+        write_atomically(args.notes, notes_text(table))
+    write_bib(args.bib)
     return 0
 
 
@@ -131,11 +96,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--convention", choices=CONVENTIONS, default="komiyama",
                         help="regret convention of every number in the table (default "
                              "komiyama; binary shows loose bounds and no ratios)")
-    horizon = parser.add_mutually_exclusive_group()
-    horizon.add_argument("--T", type=float, metavar="T",
-                         help="horizon: also show the implied regret at T")
-    horizon.add_argument("--log-T", type=float, metavar="LOGT", dest="log_T",
-                         help="horizon given as log T")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--T", type=horizon, metavar="T",
+                      help="horizon, an integer (1e6 notation ok): also show the implied "
+                           "regret at T")
+    when.add_argument("--log-T", type=float, metavar="LOGT", dest="log_T",
+                      help="horizon given as log T")
     parser.add_argument("--bounds", metavar="NAMES",
                         help="comma-separated bound names, 'default' or 'all' (default: "
                              f"{','.join(DEFAULT_BOUNDS)}; all: {','.join(BOUNDS)})")
@@ -150,6 +116,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(the sidecar of --format csv, which holds data only)")
     parser.add_argument("--plot", metavar="FILE", help="log-scale chart (.png/.svg/.pdf)")
     add_latex_arguments(parser)
+    add_draws_arguments(parser.add_argument_group(
+        "win counts whose estimate has no tournament (tied or never-compared pairs): the "
+        "posterior table"))
+    add_feedback_arguments(parser)
     g = parser.add_argument_group("bound parameters")
     for p, text in (("alpha", "CCB / D-TS parameter alpha > 0.5 (default 0.51)"),
                     ("epsilon", "D-TS / SCB epsilon >= 0 (default 0: the limit eps -> 0+)"),
@@ -177,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         bt.plot(args.plot)
     if args.notes:
-        write_text(args.notes, notes_text(table))
-    write_bib(args)
+        write_atomically(args.notes, notes_text(table))
+    write_bib(args.bib)
     if args.format == "latex":
         hint = ("fewer matrices per table or fewer --bounds" if args.transpose else
                 "--transpose or fewer --bounds")
