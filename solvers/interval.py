@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from ..theory.counts import pairs_text
-from ..theory.errors import DuelboundError, InvalidMatrixError
+from ..theory.counts import as_win_counts, pairs_text, undefined_pairs
+from ..theory.errors import DuelboundError
 from ..theory.matrix import PreferenceMatrix
-from ..theory.posterior import winner_set_shares
+from ..theory.posterior import sample_posterior, winner_set_shares
 from .cstar import LP_MAX_K, FamilyModel, lower_bound
 from .ecw import ecw_bound, ecw_core
 from .formulations import pair_index
@@ -443,31 +443,10 @@ def _finite_or_str(v: float) -> float | str:
 
 
 def _read_counts(counts: Any) -> tuple[np.ndarray, tuple[str, ...] | None, str | None]:
-    """W (K×K int64, zero diagonal), arm names and name from an array or a WinCounts."""
-    raw = getattr(counts, "wins", counts)
-    try:
-        arr = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidMatrixError("counts must be a K×K array of non-negative integers",
-                                 "not-square") from None
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
-        raise InvalidMatrixError(f"counts must be K×K with K >= 2, got shape {arr.shape}",
-                                 "not-square")
-    bad = ~np.isfinite(arr) | (arr < 0) | (2 * arr != np.round(2 * arr))
-    np.fill_diagonal(bad, False)
-    if bad.any():
-        entries = [(int(a), int(b)) for a, b in np.argwhere(bad)]
-        raise InvalidMatrixError(f"counts must be non-negative integers (or halves: a draw "
-                                 f"is 1/2 win to each arm); bad entries at {entries[:10]}",
-                                 "out-of-range", entries)
-    # halves (draws counted 1/2 to each arm) stay float: Beta(W + 1, W' + 1) takes them
-    W = arr.astype(np.int64) if np.all(arr == np.round(arr)) else arr.copy()
-    np.fill_diagonal(W, 0)
-    arms = getattr(counts, "arms", None)
-    arms = tuple(str(a) for a in arms) if arms is not None else None
-    if arms is not None and len(arms) != W.shape[0]:
-        raise InvalidMatrixError(f"{len(arms)} arm names for K = {W.shape[0]}", "arms")
-    return W, arms, getattr(counts, "name", None)
+    """W (K×K, zero diagonal; int64, or float64 with paired halves from draws), arm names
+    and name, validated by :func:`~duelbound.theory.counts.as_win_counts`."""
+    C = as_win_counts(counts)
+    return C.wins, C.arms, C.name
 
 
 # ------------------------------------------------------------------ exact evaluation ----
@@ -864,8 +843,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     with np.errstate(invalid="ignore", divide="ignore"):
         mu_hat = np.where(n > 0, wa / np.maximum(n, 1), np.nan)
     if method == "posterior":
-        P = rng.beta(wa + 1.0, wb + 1.0, size=(draws, wa.size))
-        P[P == 0.5] = np.nextafter(0.5, 1.0)  # a float tie has probability ~2^-53
+        P = sample_posterior(W, draws, rng)
         p_low = special.betainc(wa + 1.0, wb + 1.0, 0.5)  # P(µ_ab < 1/2)
         p_flip = np.where(wa > wb, p_low, np.where(wa < wb, 1.0 - p_low, 0.5))
         sd = np.sqrt((wa + 1.0) * (wb + 1.0) / ((n + 2.0) ** 2 * (n + 3.0)))
@@ -880,27 +858,24 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     sign = np.sign(wa - wb)  # +1: lower index wins in µ̂, 0: undefined
 
     # plug-in on µ̂
-    undefined = never.size or np.any(sign == 0)
+    u = undefined_pairs(W, limit=2)
     Mhat: PreferenceMatrix | None = None
-    if undefined:
-        tied = [(int(iu[0][k]), int(iu[1][k])) for k in np.flatnonzero((sign == 0) & (n > 0))]
-        if never.size:
-            first = [(int(iu[0][k]), int(iu[1][k])) for k in never[:6]]
-            listed = pairs_text(arms, first, int(never.size), limit=2)
-            notes.append(f"{never.size} pair(s) never compared ({listed}): mu_hat and the "
-                         "plug-in values are undefined")
-        if tied and never.size == 0 and break_ties is not None:
-            notes.append(f"tied counts (mu_hat = 1/2) at {pairs_text(arms, tied, limit=2)}: the "
-                         "plug-in values are for "
-                         f"the matrix with these ties broken by EPS = {break_ties:g} (lower "
-                         "index wins), as in the bounds; the draws are unaffected")
-            Mhat = PreferenceMatrix(_square(mu_hat, K), name=name, arms=arms,
-                                    break_ties=break_ties)
-        elif tied:
-            listed = pairs_text(arms, tied, limit=2)
-            notes.append(f"tied counts (mu_hat = 1/2) at {len(tied)} pair(s) ({listed}): the "
-                         "plug-in values are undefined (no tie-breaking is applied)")
-    else:
+    if u.n_never:
+        listed = pairs_text(arms, u.never, u.n_never, limit=2)
+        notes.append(f"{u.n_never} pair(s) never compared ({listed}): mu_hat and the "
+                     "plug-in values are undefined")
+    if u.n_tied and not u.n_never and break_ties is not None:
+        listed = pairs_text(arms, u.tied, u.n_tied, limit=2)
+        notes.append(f"tied counts (mu_hat = 1/2) at {listed}: the plug-in values are for "
+                     f"the matrix with these ties broken by EPS = {break_ties:g} (lower "
+                     "index wins), as in the bounds; the draws are unaffected")
+        Mhat = PreferenceMatrix(_square(mu_hat, K), name=name, arms=arms,
+                                break_ties=break_ties)
+    elif u.n_tied:
+        listed = pairs_text(arms, u.tied, u.n_tied, limit=2)
+        notes.append(f"tied counts (mu_hat = 1/2) at {u.n_tied} pair(s) ({listed}): the "
+                     "plug-in values are undefined (no tie-breaking is applied)")
+    elif not u:
         Mhat = PreferenceMatrix(_square(mu_hat, K), name=name, arms=arms)
     tid = _tournaments(P)
     n_cs = _resolve_cstar_draws(cstar_draws, K, draws, tid)

@@ -97,7 +97,7 @@ def test_counts_file_round_trip(tmp_path, ext, arms):
 def test_counts_json_checks(tmp_path):
     path = tmp_path / "w.json"
     path.write_text(json.dumps({"wins": WINS, "n_comparisons": 31}))
-    with pytest.raises(MatrixFileError, match="add up to 30"):
+    with pytest.raises(MatrixFileError, match="hold 30 duels"):
         read_counts(path)
     path.write_text(json.dumps({"wins": WINS, "matrix": WINS}))
     with pytest.raises(MatrixFileError, match="not both"):

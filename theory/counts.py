@@ -56,7 +56,8 @@ from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, TieErro
 from .io import load_json, open_regular, read_table, short, write_table
 from .matrix import MAX_K, PreferenceMatrix, check_arm_names
 
-__all__ = ["WinCounts", "read_counts", "read_comparisons", "write_counts", "sample_counts",
+__all__ = ["WinCounts", "as_win_counts", "undefined_pairs", "UndefinedPairs",
+           "MAX_LISTED_PAIRS", "read_counts", "read_comparisons", "write_counts", "sample_counts",
            "MAX_COUNT", "WINNER_COLUMNS", "OUTCOME_COLUMNS", "LMSYS_COLUMNS", "DRAW_POLICIES",
            "DRAW_CODES"]
 
@@ -93,19 +94,55 @@ def pairs_text(arms: tuple[str, ...] | None, pairs: list[tuple[int, int]],
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _first_pairs(mask: np.ndarray, n: int = _MAX_LISTED) -> list[tuple[int, int]]:
-    """The first ``n`` True entries of a K×K mask, row by row, without listing all of them
-    (a 10 000-arm log has 5·10⁷ pairs: a list of them all took gigabytes)."""
+def _first_upper(mask: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """The first ``limit`` True entries (i, j), i < j, of a K×K mask, row by row, without
+    listing all of them (a 10 000-arm log has 5·10⁷ pairs: a list of them all took
+    gigabytes)."""
     out: list[tuple[int, int]] = []
     for i in range(mask.shape[0]):
-        out += [(i, int(j)) for j in np.flatnonzero(mask[i])[:n - len(out)]]
-        if len(out) >= n:
+        if len(out) >= limit:
             break
+        out += [(i, int(j)) for j in i + 1 + np.flatnonzero(mask[i, i + 1:])[:limit - len(out)]]
     return out
 
 
-def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
-    """Validate a K×K table of wins and its arm names; the wins as int64."""
+#: Pairs listed by :func:`undefined_pairs` (they are counted all the same): a log naming
+#: 10 000 arms in a chain has 5·10⁷ never-compared pairs, gigabytes as a list.
+MAX_LISTED_PAIRS = 10_000
+
+
+@dataclass(frozen=True)
+class UndefinedPairs:
+    """Pairs of win counts that leave µ̂ without a tournament.
+
+    ``n_tied`` / ``n_never``: how many pairs i < j are won equally often / never compared;
+    ``tied`` / ``never``: the first :data:`MAX_LISTED_PAIRS` of each, row by row."""
+
+    n_tied: int
+    n_never: int
+    tied: list[tuple[int, int]]
+    never: list[tuple[int, int]]
+
+    def __bool__(self) -> bool:
+        return bool(self.n_tied or self.n_never)
+
+
+def undefined_pairs(W: Any, limit: int = MAX_LISTED_PAIRS) -> UndefinedPairs:
+    """The tied and never-compared pairs of win counts W (K × K, or a :class:`WinCounts`):
+    counted, and the first ``limit`` of each listed (memory O(K²) booleans, never a list of
+    every pair).  The one place that decides which pairs leave µ̂ undefined."""
+    W = np.asarray(getattr(W, "wins", W))
+    seen = (W > 0) | (W.T > 0)
+    tied = seen & (W == W.T)
+    never = ~seen
+    np.fill_diagonal(tied, False)
+    np.fill_diagonal(never, False)
+    return UndefinedPairs(int(np.count_nonzero(tied)) // 2, int(np.count_nonzero(never)) // 2,
+                          _first_upper(tied, limit), _first_upper(never, limit))
+
+
+def _as_array(wins: Any) -> np.ndarray:
+    """A table of wins as a numeric array (no bools, strings or None)."""
     try:
         raw = np.asarray(wins)
     except (ValueError, TypeError) as exc:
@@ -130,34 +167,68 @@ def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | Non
         raise InvalidMatrixError(f"need at least K = 2 arms, got K = {K}", "too-small")
     if K > MAX_K:
         raise InvalidMatrixError(f"K = {K} exceeds the supported maximum {MAX_K}", "too-large")
-    arms = check_arm_names(names, K)
-    if raw.dtype.kind == "f":
-        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(~np.isfinite(raw))]
-        if bad:
-            raise InvalidMatrixError(f"non-finite counts at {pairs_text(arms, bad)}",
-                                     "non-finite", bad)
-    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw < 0)]
+    return raw
+
+
+def _refuse(mask: np.ndarray, raw: np.ndarray, arms: tuple[str, ...] | None, head: str,
+            tail: str, kind: str) -> None:
+    """Raise InvalidMatrixError ``"{head} at {pairs} (e.g. {value}){tail}"`` naming the
+    entries of ``mask``, if any."""
+    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(mask)]
     if bad:
-        raise InvalidMatrixError(f"negative counts at {pairs_text(arms, bad)} (e.g. "
-                                 f"{raw[bad[0]]!r}); counts are numbers of wins",
-                                 "negative-count", bad)
+        eg = raw[bad[0]].item()  # a Python number: no numpy repr in the message
+        raise InvalidMatrixError(f"{head} at {pairs_text(arms, bad)} (e.g. {eg!r}){tail}",
+                                 kind, bad)
+
+
+def _as_counts(wins: Any, names: Any) -> tuple[np.ndarray, tuple[str, ...] | None]:
+    """Validate a K×K table of wins and its arm names; the wins as int64, or as float64
+    when draws made halves.
+
+    Counts are non-negative, finite, at most :data:`MAX_COUNT`, and whole or halves; a half
+    win only where a draw put it: ½ to each arm of the pair, so W_ij and W_ji have the same
+    fractional part and W_ij + W_ji is a whole number of duels."""
+    raw = _as_array(wins)
+    arms = check_arm_names(names, raw.shape[0])
     halves = False
     if raw.dtype.kind == "f":
-        bad = [(int(e[0]), int(e[1])) for e in np.argwhere(2 * raw != np.floor(2 * raw))]
-        if bad:
-            looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
-            hint = ("; this looks like a preference matrix (probabilities): read it as a "
-                    "matrix, not as counts") if looks else ""
-            raise InvalidMatrixError(f"non-integer counts at {pairs_text(arms, bad)} (e.g. "
-                                     f"{raw[bad[0]]!r}): counts are whole wins, or halves "
-                                     f"(a draw is ½ win to each arm){hint}",
-                                     "non-integer-count", bad)
-        halves = bool(np.any(raw != np.floor(raw)))
-    bad = [(int(e[0]), int(e[1])) for e in np.argwhere(raw > MAX_COUNT)]
-    if bad:
-        raise InvalidMatrixError(f"counts above {MAX_COUNT} at {pairs_text(arms, bad)}",
-                                 "too-large", bad)
+        _refuse(~np.isfinite(raw), raw, arms, "non-finite counts", "", "non-finite")
+    _refuse(raw < 0, raw, arms, "negative counts", "; counts are numbers of wins",
+            "negative-count")
+    if raw.dtype.kind == "f":
+        twice = 2 * raw
+        looks = bool(np.all(raw <= 1.0) and np.all(np.diag(raw) == 0.5))
+        hint = ("; this looks like a preference matrix (probabilities): read it as a matrix, "
+                "not as counts") if looks else ""
+        _refuse(twice != np.floor(twice), raw, arms, "non-integer counts", ": counts are "
+                f"whole wins, or halves (a draw is ½ win to each arm){hint}",
+                "non-integer-count")
+        odd = (twice % 2) == 1
+        np.fill_diagonal(odd, False)
+        _refuse(odd & ~odd.T, raw, arms, "half wins without a half in return",
+                ": a half win comes from a draw, ½ win to each arm, so W_ij and W_ji are "
+                "both halves (W_ij + W_ji counts whole duels)", "unpaired-half")
+        halves = bool(odd.any())
+    _refuse(raw > MAX_COUNT, raw, arms, f"counts above {MAX_COUNT}", "", "too-large")
     return (raw.astype(np.float64) if halves else raw.astype(np.int64)), arms
+
+
+def as_win_counts(counts: Any) -> WinCounts:
+    """``counts`` as a validated :class:`WinCounts`: the only way win counts enter.
+
+    A ``WinCounts`` is returned as it is; an object with ``wins`` (and optional ``arms``,
+    ``name``) or a K×K array is validated by :class:`WinCounts` (non-negative, finite,
+    whole or paired halves, K ≥ 2).
+
+    Raises
+    ------
+    InvalidMatrixError
+        As :class:`WinCounts`.
+    """
+    if isinstance(counts, WinCounts):
+        return counts
+    return WinCounts(getattr(counts, "wins", counts), arms=getattr(counts, "arms", None),
+                     name=getattr(counts, "name", None))
 
 
 @dataclass(frozen=True)
@@ -221,8 +292,12 @@ class WinCounts:
 
     @property
     def n_comparisons(self) -> int:
-        """Total number of duels counted (self-comparisons excluded)."""
-        return int(sum(int(r) for r in self.wins.sum(axis=1)))
+        """Total number of duels counted, Σ_{i<j} (W_ij + W_ji) (self-comparisons excluded).
+
+        A draw counted ½ win to each arm is one duel: the duels are counted, not the wins
+        of each row rounded down (a 1 183-duel log with draws once reported 1 182)."""
+        twice = np.rint(2 * self.wins).astype(np.int64)  # exact: halves are validated
+        return int(twice.sum(dtype=np.int64)) // 2
 
     @property
     def pair_counts(self) -> np.ndarray:
@@ -261,21 +336,17 @@ class WinCounts:
 
     def _matrix(self, break_ties: float | None, name: str | None) -> PreferenceMatrix:
         W = self.wins
-        N = self.pair_counts
-        upper = np.triu(np.ones_like(W, dtype=bool), 1)
-        unobserved = upper & (N == 0)
-        n_missing = int(np.count_nonzero(unobserved))
+        u = undefined_pairs(W, limit=_MAX_LISTED)
+        n_missing, n_tied = u.n_never, u.n_tied
         if n_missing:
-            missing = _first_pairs(unobserved)
+            missing = u.never
             raise InvalidMatrixError(
                 f"no comparisons of {pairs_text(self.arms, missing, n_missing, limit=3)}: "
                 "every pair needs at least one duel to estimate mu_ij = W_ij / (W_ij + W_ji) "
                 "('duelbound bounds', 'structure' and 'table' answer from the posterior "
                 "instead)", "unobserved", missing)
-        tied = upper & (W == W.T)
-        n_tied = int(np.count_nonzero(tied))
         if n_tied and break_ties is None:
-            ties = _first_pairs(tied)
+            ties = u.tied
             i, j = ties[0]
             raise TieError(
                 f"pairs won equally often, so their estimate is exactly 1/2 (a tie, Assumption "
@@ -283,6 +354,7 @@ class WinCounts:
                 f"{W[j, i]:g}); pass break_ties=EPS (CLI: --break-ties EPS) to perturb them "
                 "('duelbound bounds', 'structure' and 'table' answer from the posterior "
                 "without it)", ties)
+        N = self.pair_counts
         with np.errstate(invalid="ignore", divide="ignore"):
             mu = np.where(N > 0, W / np.where(N > 0, N, 1), 0.5)
         np.fill_diagonal(mu, 0.5)
@@ -374,8 +446,8 @@ def read_counts(path: str | os.PathLike[str], *, name: str | None = None) -> Win
         raise
     want = table.meta.get("n_comparisons")
     if want is not None and want != C.n_comparisons:
-        raise MatrixFileError(f"{table.origin}: 'n_comparisons' is {short(want)} but the wins add "
-                              f"up to {C.n_comparisons}")
+        raise MatrixFileError(f"{table.origin}: 'n_comparisons' is {short(want)} but the counts "
+                              f"hold {C.n_comparisons} duels")
     return C
 
 

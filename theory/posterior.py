@@ -23,63 +23,63 @@ Examples
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .counts import MAX_LISTED_PAIRS, UndefinedPairs, as_win_counts, undefined_pairs
 from .errors import DuelboundError
 
 __all__ = ["posterior_structure", "PosteriorStructure", "UndefinedPairs", "undefined_pairs",
-           "winner_set_shares", "MAX_LISTED_PAIRS", "MAX_SIGN_DRAWS"]
+           "winner_set_shares", "MAX_LISTED_PAIRS", "MAX_SIGN_DRAWS", "posterior_blocks",
+           "sample_posterior"]
 
 _SHOWN = 10  # arms listed in the text rendering without ``full``
 
 
-#: Pairs listed by :func:`undefined_pairs` (they are counted all the same): a log naming
-#: 10 000 arms in a chain has 5·10⁷ never-compared pairs, gigabytes as a list.
-MAX_LISTED_PAIRS = 10_000
 #: Most sign draws (pairs × draws) :func:`posterior_structure` takes: ~15 s.
 MAX_SIGN_DRAWS = 200_000_000
+#: Posterior draws held in memory at once by :func:`posterior_blocks` (pairs × rows floats).
+_BLOCK_FLOATS = 1 << 22
 
 
-@dataclass(frozen=True)
-class UndefinedPairs:
-    """Pairs of win counts that leave µ̂ without a tournament.
+def posterior_blocks(counts: Any, draws: int, rng: np.random.Generator,
+                     block: int | None = None) -> Iterator[np.ndarray]:
+    """Draws of µ under independent uniform priors: µ_ab ~ Beta(W_ab + 1, W_ba + 1).
 
-    ``n_tied`` / ``n_never``: how many pairs i < j are won equally often / never compared;
-    ``tied`` / ``never``: the first :data:`MAX_LISTED_PAIRS` of each, row by row."""
+    The one sampler of the posterior of docs/uncertainty.md (Bayes–Laplace: a uniform prior
+    on each µ_ab and binomial duels give this Beta posterior; halves from draws enter as
+    they are).  Yields blocks of rows, each row one draw of µ_ab for a < b in
+    ``np.triu_indices(K, 1)`` order; the rows of all blocks together are the same numbers
+    whatever ``block`` is (one stream of ``rng``), so a caller may hold a few rows at a
+    time.  A value exactly 1/2 (probability ~2⁻⁵³) is moved up by one ulp: every draw has a
+    tournament.
 
-    n_tied: int
-    n_never: int
-    tied: list[tuple[int, int]]
-    never: list[tuple[int, int]]
-
-    def __bool__(self) -> bool:
-        return bool(self.n_tied or self.n_never)
-
-
-def undefined_pairs(W: np.ndarray, limit: int = MAX_LISTED_PAIRS) -> UndefinedPairs:
-    """The tied and never-compared pairs of win counts W (K × K): counted, and the first
-    ``limit`` of each listed (memory O(K²) booleans, never a list of every pair)."""
-    W = np.asarray(W)
-    seen = (W > 0) | (W.T > 0)
-    tied = seen & (W == W.T)
-    never = ~seen
-    np.fill_diagonal(tied, False)
-    np.fill_diagonal(never, False)
-    return UndefinedPairs(int(np.count_nonzero(tied)) // 2, int(np.count_nonzero(never)) // 2,
-                          _first_upper(tied, limit), _first_upper(never, limit))
+    Parameters
+    ----------
+    counts : array_like or WinCounts
+        Win counts, validated by :func:`~.counts.as_win_counts`.
+    draws : int
+        Number of rows in all.
+    rng : numpy.random.Generator
+    block : int, optional
+        Rows per block (default: as many as fit in ~32 MB, at least 1).
+    """
+    W = as_win_counts(counts).wins
+    iu = np.triu_indices(W.shape[0], 1)
+    a, b = W[iu] + 1.0, W[iu[1], iu[0]] + 1.0
+    step = block or max(1, _BLOCK_FLOATS // max(a.size, 1))
+    for start in range(0, int(draws), step):
+        P = rng.beta(a, b, size=(min(step, int(draws) - start), a.size))
+        P[P == 0.5] = np.nextafter(0.5, 1.0)
+        yield P
 
 
-def _first_upper(mask: np.ndarray, limit: int) -> list[tuple[int, int]]:
-    """The first ``limit`` True entries (i, j), i < j, of a symmetric mask, row by row."""
-    out: list[tuple[int, int]] = []
-    for i in range(mask.shape[0]):
-        out += [(i, int(j)) for j in i + 1 + np.flatnonzero(mask[i, i + 1:])[:limit - len(out)]]
-        if len(out) >= limit:
-            break
-    return out
+def sample_posterior(counts: Any, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """All ``draws`` rows of :func:`posterior_blocks` as one draws × pairs array."""
+    return np.concatenate(list(posterior_blocks(counts, draws, rng, block=int(draws))))
 
 
 def winner_set_shares(is_winner: np.ndarray, top: int = 5
@@ -192,8 +192,9 @@ def posterior_structure(counts: Any, draws: int = 1000, seed: int | None = 0
 
     Parameters
     ----------
-    counts : array_like or object with ``.wins``
-        K × K win counts (halves allowed: a draw counted ½ each), or a ``WinCounts``.
+    counts : array_like or WinCounts
+        K × K win counts (halves allowed: a draw counted ½ each), validated by
+        :func:`~.counts.as_win_counts`.
     draws : int
         Posterior draws (≥ 10).
     seed : int, optional
@@ -201,30 +202,35 @@ def posterior_structure(counts: Any, draws: int = 1000, seed: int | None = 0
     Returns
     -------
     PosteriorStructure
+
+    Raises
+    ------
+    InvalidMatrixError
+        Counts that are not win counts (negative, fractional other than paired halves,
+        non-finite, not K × K).
+    DuelboundError
+        Fewer than 10 draws, or more than :data:`MAX_SIGN_DRAWS` sign draws.
     """
     if int(draws) < 10:
         raise DuelboundError(f"draws must be >= 10, got {draws}")
-    W = np.asarray(getattr(counts, "wins", counts), dtype=np.float64)
-    if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
-        raise DuelboundError(f"win counts must be a K x K array with K >= 2, got shape "
-                             f"{W.shape}")
-    K = W.shape[0]
+    C = as_win_counts(counts)
+    K = C.K
     if K * (K - 1) // 2 * int(draws) > MAX_SIGN_DRAWS:
         raise DuelboundError(f"{K * (K - 1) // 2} pairs x {draws} draws is more than "
                              f"{MAX_SIGN_DRAWS} sign draws; use fewer draws (or arms)")
     iu = np.triu_indices(K, 1)
-    wa, wb = W[iu], W[iu[1], iu[0]]
-    rng = np.random.default_rng(seed)
     L = np.empty((int(draws), K), dtype=np.int64)
-    for s in range(int(draws)):
-        low_wins = rng.beta(wa + 1.0, wb + 1.0) > 0.5  # µ_ab > 1/2 for a < b
-        L[s] = np.bincount(np.where(low_wins, iu[1], iu[0]), minlength=K)
+    done = 0
+    for P in posterior_blocks(C, draws, np.random.default_rng(seed)):
+        for row in P > 0.5:  # µ_ab > 1/2: the lower index a wins, b takes the loss
+            L[done] = np.bincount(np.where(row, iu[1], iu[0]), minlength=K)
+            done += 1
     best = L.min(axis=1, keepdims=True)
     is_winner = L == best
     winner_sets = winner_set_shares(is_winner)
     return PosteriorStructure(
-        K=K, arms=getattr(counts, "arms", None), name=getattr(counts, "name", None),
-        draws=int(draws), seed=seed, comparisons=float((wa + wb).sum()),
-        undefined=undefined_pairs(W), p_winner=is_winner.mean(axis=0),
+        K=K, arms=C.arms, name=C.name,
+        draws=int(draws), seed=seed, comparisons=float(C.n_comparisons),
+        undefined=undefined_pairs(C.wins), p_winner=is_winner.mean(axis=0),
         losses=np.quantile(L, [0.05, 0.5, 0.95], axis=0, method="inverted_cdf").T,
         winner_sets=winner_sets, p_condorcet=float(np.mean(best[:, 0] == 0)))
