@@ -22,9 +22,10 @@ import duelbound.theory
 #: modules — the LP solvers (PuLP/HiGHS, flint), matplotlib, the numba-compiled simulator.
 LAZY_OK = ("duelbound.solvers", "duelbound.theory.draw", "duelbound.checks.simulate")
 #: The ground floor: root utilities every layer may use, importing no layer (and nothing
-#: above the ground floor): errors, table renderers, plots, pandas frames, version checks.
+#: above the ground floor): errors, table renderers, plots, pandas frames, version checks,
+#: the old names of moved modules.
 GROUND = ("duelbound.errors", "duelbound.render", "duelbound.plots", "duelbound.frames",
-          "duelbound.compat")
+          "duelbound.compat", "duelbound.moved")
 LAZY_FROM_ANYWHERE = ("duelbound.cli",)
 #: What each layer may import (docs/architecture.md): theory < solvers < checks < cli.
 LAYERS = {"duelbound.theory": ("duelbound.solvers", "duelbound.checks", "duelbound.cli"),

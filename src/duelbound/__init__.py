@@ -18,8 +18,11 @@ Markdown, LaTeX, CSV, JSON), :mod:`duelbound.plots` (figures without pyplot),
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import moved
 from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, SolverError, TieError
 from .theory import PreferenceMatrix, datasets, read_matrix
+
+moved.install()  # old module names (moved since 0.1.0) import with a DeprecationWarning
 
 try:
     __version__ = version("duelbound")
