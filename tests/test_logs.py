@@ -207,6 +207,16 @@ def test_a_chain_log_with_many_arms_is_one_line_not_gigabytes(tmp_path):
     assert "Traceback" not in run.stderr
 
 
+def test_the_log_readers_moved_to_logs_and_keep_their_old_import_path():
+    from duelbound import theory
+    from duelbound.theory import counts, logs
+
+    assert counts.read_comparisons is logs.read_comparisons is theory.read_comparisons
+    assert counts.DRAW_POLICIES == logs.DRAW_POLICIES == ("half", "drop", "refuse")
+    with pytest.raises(AttributeError, match="no attribute 'read_comparison'"):
+        counts.read_comparison  # noqa: B018 (a misspelt name still fails)
+
+
 def test_undefined_pairs_counts_and_lists_against_a_loop():
     from duelbound.theory.posterior import undefined_pairs
 
@@ -226,9 +236,9 @@ def test_undefined_pairs_counts_and_lists_against_a_loop():
 
 
 def test_a_line_longer_than_the_limit_is_refused_before_it_is_held(tmp_path, monkeypatch):
-    from duelbound.theory import counts
+    from duelbound.theory import logs
 
-    monkeypatch.setattr(counts, "MAX_LOG_LINE_BYTES", 4096)
+    monkeypatch.setattr(logs, "MAX_LOG_LINE_BYTES", 4096)
     f = tmp_path / "long.csv"
     f.write_text("winner,loser\na,b\n" + "c," + "d" * 10_000 + "\nb,a\n")
     with pytest.raises(MatrixFileError, match=r"line 3: longer than 4096 bytes"):
@@ -250,9 +260,9 @@ def test_streamed_reading_keeps_line_numbers_comments_and_arm_order(tmp_path):
 
 
 def test_more_arms_than_the_maximum_stop_at_the_first_extra_arm(tmp_path, monkeypatch):
-    from duelbound.theory import counts
+    from duelbound.theory import logs
 
-    monkeypatch.setattr(counts, "MAX_K", 50)
+    monkeypatch.setattr(logs, "MAX_K", 50)
     f = tmp_path / "chain.csv"
     f.write_text("winner,loser\n" + "".join(f"a{i},a{i + 1}\n" for i in range(100)))
     with pytest.raises(MatrixFileError, match=r"line 51: more than 50 arms"):

@@ -3,8 +3,8 @@
 Pure functions over :class:`PreferenceMatrix`; no solvers (docs/math.md §1–§4).
 """
 
-from . import counts, datasets, generators, io, kl, regret, tournament
-from .counts import WinCounts, read_comparisons, read_counts, write_counts
+from . import counts, datasets, generators, io, kl, logs, regret, tournament
+from .counts import WinCounts, read_counts, write_counts
 from .errors import (
     DuelboundError,
     InvalidMatrixError,
@@ -15,6 +15,7 @@ from .errors import (
 )
 from .io import read_matrix, write_matrix
 from .kl import kl_bernoulli, kl_half, kl_symbolic
+from .logs import read_comparisons
 from .matrix import PreferenceMatrix
 from .regret import CONVENTIONS, conversion_factor, ratio_range, regret_matrix
 from .tournament import Structure, structure
@@ -24,5 +25,6 @@ __all__ = [
     "tournament", "io", "kl", "regret", "kl_bernoulli", "kl_half", "kl_symbolic", "CONVENTIONS",
     "regret_matrix", "conversion_factor", "ratio_range", "DuelboundError",
     "InvalidMatrixError", "TieError", "MatrixFileError", "SolverError", "UnknownNameError",
-    "counts", "WinCounts", "read_counts", "read_comparisons", "write_counts", "write_matrix",
+    "counts", "logs", "WinCounts", "read_counts", "read_comparisons", "write_counts",
+    "write_matrix",
 ]

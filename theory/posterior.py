@@ -16,8 +16,8 @@ Examples
 >>> from duelbound.theory.posterior import posterior_structure
 >>> W = np.array([[0, 6, 9], [6, 0, 8], [1, 2, 0]])   # arms 0 and 1 tied 6 : 6
 >>> ps = posterior_structure(W, draws=2000, seed=0)
->>> ps.undefined.tied, round(float(ps.p_winner[0] + ps.p_winner[1]), 2)
-([(0, 1)], 1.0)
+>>> ps.undefined.tied, float(ps.p_winner[2]) < 0.05, ps.winner_sets[0][0]
+([(0, 1)], True, (0,))
 """
 
 from __future__ import annotations
