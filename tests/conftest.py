@@ -1,12 +1,46 @@
-"""Shared test fixtures: fixed hypothesis profile (derandomised in CI) and data paths."""
+"""Shared test fixtures: numba's cache keyed to the sources, fixed hypothesis profile
+(derandomised in CI) and data paths."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parents[1]
+#: The folders whose sources numba compiles (``cache=True``) or inlines into compiled code.
+NUMBA_SOURCES = ("theory", "solvers", "checks")
+
+
+def numba_cache_dir(repo: Path = REPO, root: str | None = None) -> Path:
+    """A numba cache folder named after a hash of every source numba may compile.
+
+    numba keys a cached function on its own file's time stamp only: a compiled function
+    that calls one from another module (the simulator's algorithms call
+    ``algorithms/common.py`` and ``theory/kl.py``) keeps its stale machine code when only the
+    callee changed.  A folder per content hash of all of ``theory/``, ``solvers/`` and
+    ``checks/`` makes that impossible: any change starts a fresh cache.
+    """
+    digest = hashlib.sha256()
+    for folder in NUMBA_SOURCES:
+        for path in sorted((repo / folder).rglob("*.py")):
+            digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    base = Path(root or tempfile.gettempdir())
+    return base / f"duelbound-numba-{os.getuid() if hasattr(os, 'getuid') else 0}-" \
+        f"{digest.hexdigest()[:16]}"
+
+
+# Before anything imports numba (its config reads the variable once); child processes of
+# the tests (the CLI, the judge, Dask workers) inherit it.  A NUMBA_CACHE_DIR set by the
+# caller is the root of the keyed folder, not the folder itself.
+_root = os.environ.get("DUELBOUND_NUMBA_CACHE_ROOT") or os.environ.get("NUMBA_CACHE_DIR")
+os.environ["DUELBOUND_NUMBA_CACHE_ROOT"] = _root or tempfile.gettempdir()
+os.environ["NUMBA_CACHE_DIR"] = str(numba_cache_dir(REPO, os.environ["DUELBOUND_NUMBA_CACHE_ROOT"]))
 
 # CI is reproducible: derandomize draws from a fixed seed per test.
 settings.register_profile(
@@ -14,8 +48,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
