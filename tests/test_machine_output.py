@@ -42,6 +42,7 @@ def parse_json(text: str) -> object:
 
 
 def parse_csv(text: str) -> list[dict]:
+    assert "\r" not in text, "one line ending (LF) throughout"
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows, "no CSV rows"
     width = len(rows[0])

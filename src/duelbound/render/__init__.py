@@ -36,7 +36,7 @@ Examples
 Regret convention: komiyama.
 <BLANKLINE>
 [a] [K16] Theorem 2
->>> render(t, "csv").splitlines()     # RFC 4180: CRLF line breaks, one header row
+>>> render(t, "csv").splitlines()     # RFC 4180 quoting, LF line ends, one header row
 ['matrix,C* (x log T),convention', 'cyclic,27.5526,komiyama']
 """
 

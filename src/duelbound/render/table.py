@@ -242,19 +242,22 @@ def _bracket(m: str) -> str:
 # -- CSV ------------------------------------------------------------------------
 
 def render_csv(t: Table) -> str:
-    """RFC 4180: one header row, then the data; no comments, no footnote markers.
+    """RFC 4180 quoting with LF line ends: one header row, then the data; no comments, no
+    footnote markers.
 
     Floats are written in the shortest form that reads back exactly, never quoted; the convention is
     a column (when the table has one), so every row says what its numbers mean.
     """
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
+    # LF, like every other line the CLI prints (CRLF rows ended by print's LF mixed both);
+    # csv readers, pandas and spreadsheets take either
+    w = csv.writer(buf, lineterminator="\n")
     with_conv = t.convention is not None and "convention" not in {c.key for c in t.columns}
     w.writerow([c.header(None) for c in t.columns] + (["convention"] if with_conv else []))
     for row in t.rows:
         w.writerow([_csv_cell(row.get(c.key)) for c in t.columns]
                    + ([t.convention] if with_conv else []))
-    return buf.getvalue().rstrip("\r\n")
+    return buf.getvalue().rstrip("\n")
 
 
 def _csv_cell(v: Any) -> str:
