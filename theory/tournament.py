@@ -28,6 +28,7 @@ import numpy as np
 
 from .kl import kl_half
 from .matrix import PreferenceMatrix
+from .text import clip
 
 __all__ = [
     "beats_matrix", "beats_graph", "losses", "superiors", "inferiors",
@@ -220,6 +221,85 @@ class Structure:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def named_dict(self, M: PreferenceMatrix) -> dict[str, Any]:
+        """:meth:`to_dict` plus the arm names of ``M``: every index field has a ``*_names``
+        twin.
+
+        ``arms`` is the list of names (null for unnamed arms); the ``*_names`` fields always
+        exist and hold the labels (the index as a string for unnamed arms).
+        """
+        d = self.to_dict()
+        lab = M.label
+        d["arms"] = list(M.arms) if M.arms is not None else None
+        d["losses_by_arm"] = {lab(i): v for i, v in enumerate(self.losses)}
+        d["copeland_winners_names"] = [lab(i) for i in self.copeland_winners]
+        d["condorcet_winner_name"] = (None if self.condorcet_winner is None
+                                      else lab(self.condorcet_winner))
+        d["top_cycle_names"] = [lab(i) for i in self.top_cycle]
+        d["hamiltonian_path_names"] = [lab(i) for i in self.hamiltonian_path]
+        d["broken_ties_names"] = [[lab(i), lab(j)] for i, j in self.broken_ties]
+        return d
+
+    def render(self, M: PreferenceMatrix | None = None, full: bool = False) -> str:
+        """The readable summary; with ``M`` given, arms are shown by name as well as index.
+
+        Lists are clipped to ~100 characters ("… N more"; ``full`` shows everything); above
+        K = 12 the losses are sorted, fewest first (what matters: who is near the top).
+        """
+        named = M is not None and M.arms is not None
+
+        def label(i: int) -> str:
+            return M.label(i) if named else str(i)  # type: ignore[union-attr]
+
+        order = sorted(range(self.K), key=lambda i: (self.losses[i], i)) if self.K > 12 \
+            else range(self.K)
+        losses = clip([f"{label(i)} ({self.losses[i]})" if named or self.K > 12
+                       else str(self.losses[i]) for i in order], full=full, width=_WIDTH)
+        if self.K <= 12 and not named:
+            losses = f"[{losses}]"
+        elif self.K > 12:
+            losses = "(fewest first) " + losses
+        cw = "none" if self.condorcet_winner is None else \
+            _arms(M, [self.condorcet_winner]) if named else str(self.condorcet_winner)
+        path = clip([label(i) for i in self.hamiltonian_path], " > ", full, width=_WIDTH)
+        artefact = bool(self.broken_ties) and self.tie_epsilon is not None \
+            and abs(self.delta_min - self.tie_epsilon) <= 1e-12
+        lines = [
+            f"matrix            {self.name or '-'}  (K = {self.K})",
+            f"losses L          {losses}",
+            f"Copeland winners  {_arms(M, self.copeland_winners, full)}  (C = {self.C}, "
+            f"L1 = {self.L1}, L2 = {self.L2})",
+            f"Condorcet winner  {cw}",
+            f"top cycle         {_arms(M, self.top_cycle, full)}",
+            f"3-cycles          {self.three_cycles}  "
+            f"({'transitive' if self.transitive else 'not transitive'})",
+            f"Hamiltonian path  {path}",
+            f"Delta_min         {self.delta_min:.6g}"
+            + ("  (= epsilon of a broken tie: an artefact, not a gap of the data)"
+               if artefact else ""),
+            f"Assumption A      {self.assumption_A}",
+        ]
+        if self.broken_ties:
+            broken = clip([M.pair_label(i, j) if M is not None else f"({i},{j})"
+                           for i, j in self.broken_ties], full=full, width=_WIDTH)
+            lines.append(f"broken ties       {broken} (epsilon = {self.tie_epsilon:g})")
+        return "\n".join(lines)
+
+
+#: Characters of a clipped list after the 18-character label: lines stay under ~120.
+_WIDTH = 72
+
+
+def _arms(M: PreferenceMatrix | None, idx: list[int], full: bool = False) -> str:
+    """A list of arms: ``[0, 2]``, or ``a, c  [0, 2]`` when the arms are named (clipped; the
+    indices only when the names fit)."""
+    if M is None or M.arms is None:
+        return "[" + clip([str(i) for i in idx], full=full, width=_WIDTH) + "]"
+    names = clip([M.label(i) for i in idx], full=full, width=_WIDTH)
+    if "more (--json" in names:  # clipped: the indices would repeat the clipping
+        return names
+    return f"{names}  [{clip([str(i) for i in idx], full=full, width=_WIDTH)}]"
 
 
 def structure(M: PreferenceMatrix) -> Structure:

@@ -18,17 +18,9 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
+from ..solvers.bounds_report import bounds_report
 from ..solvers.certificate import EXACT_MAX_K
-from ..solvers.cstar import (
-    AUTO_METHOD,
-    CERTIFY_MAX_K,
-    LP_MAX_K,
-    METHODS,
-    lower_bound,
-)
-from ..solvers.ecw import ecw_bound
+from ..solvers.cstar import AUTO_METHOD, CERTIFY_MAX_K, LP_MAX_K, METHODS
 from ..solvers.interval import METHODS as INTERVAL_METHODS
 from ..solvers.interval import lower_bound_interval
 from ..theory.errors import DuelboundError
@@ -40,7 +32,6 @@ from .common import (
     add_matrix_arguments,
     check_json_option,
     check_output_path,
-    clip,
     draws_options,
     emit_json,
     feedback,
@@ -54,7 +45,6 @@ NAME = "bounds"
 ORDER = 20
 HELP = "regret lower bound C* (exact LP, certified) and ECW-RMED's C^E*"
 
-_MAX_PAIRS_SHOWN = 40
 _INDENT_MAX_K = 16
 
 
@@ -87,143 +77,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --counts/--comparisons: LEVEL intervals for C* and C^E*, "
                              "P(winners right), flip risks (docs/uncertainty.md)")
     parser.add_argument("--interval-method", choices=INTERVAL_METHODS, default="posterior",
-                        help="posterior credible interval (default) or parametric bootstrap")
+                        help="posterior credible interval (default) or parametric bootstrap "
+                             "(an error when tied or never-compared pairs leave the plug-in "
+                             "estimate undefined)")
     add_draws_arguments(parser)
     add_feedback_arguments(parser)
-
-
-def _cert_line(cert: dict) -> str:
-    s = cert["status"]
-    if s == "exact":
-        return ("exact for the float-rounded LP (d_p = the binary64 d(mu_p, 1/2); primal, "
-                "dual and objectives checked in rational arithmetic)")
-    if s == "interval":
-        return (f"certified within [{cert['lower_float']:.15g}, {cert['upper_float']:.15g}]"
-                f" (width {cert.get('width', float('nan')):.2g}; floating-point duals "
-                "verified exactly, no exact basis)")
-    if s == "uncertified":
-        return f"uncertified ({cert.get('reason') or 'certify=False'})"
-    return f"FAILED: {cert.get('message', '')}"
-
-
-#: A C*_{i1} above this is reported with the pair that drives it.
-LARGE_VALUE = 1e8
-
-
-def driving_pairs(M, lb) -> dict[int, dict]:
-    """For every winner with C*_{i1} > :data:`LARGE_VALUE`: the pair contributing most.
-
-    C*_{i1} = Σ r_ij q*_ij; a near-tie (gap |µ_ij − ½| ≲ 1e-6) makes q*_ij ~ 1/d(µ_ij, ½)
-    ~ 1/(2 gap²) astronomically large.  Returns {winner: {pair, names, gap, share}}.
-    """
-    from ..theory.regret import regret_matrix
-
-    r = np.triu(regret_matrix(M, "komiyama"), 1)
-    out = {}
-    for i1, v in lb.per_winner.items():
-        if not v > LARGE_VALUE:
-            continue
-        contrib = r * lb.allocations[i1]
-        a, b = (int(t) for t in np.unravel_index(np.argmax(contrib), contrib.shape))
-        out[i1] = {"pair": [a, b], "names": [M.label(a), M.label(b)],
-                   "gap": abs(float(M.values[a, b]) - 0.5),
-                   "share": float(contrib[a, b] / contrib.sum())}
-    return out
-
-
-def _labels(M, arms) -> str:
-    return "[" + ", ".join(M.label(i) for i in arms) + "]"
-
-
-def format_bounds(M, lb, ecw) -> str:
-    lines = [f"matrix      {M.name or '-'}  (K = {M.K}); regret convention komiyama; "
-             "values are coefficients of log T"]
-    if M.perturbed:
-        lines.append(f"NOTE        ties broken by epsilon = {M.tie_epsilon:g}: "
-                     "bounds hold for the perturbed matrix")
-    lines.append("")
-    lines.append(f"{'winner':>8} {'C*_i1':>14} {'C^E*_i1':>14}")
-    for i1 in sorted(lb.per_winner):
-        lines.append(f"{M.label(i1):>8} {lb.per_winner[i1]:>14.8g} {ecw.per_winner[i1]:>14.8g}")
-    per_cert = lb.certificate.get("per_winner", {})
-    for i1 in sorted(per_cert):
-        c = per_cert[i1]
-        if c["status"] == "interval" and len(per_cert) > 1 and i1 not in lb.winners:
-            # only the minimising winner needs the exact route (certify_lower_bound)
-            lines.append(f"NOTE        C*_{M.label(i1)} certified within "
-                         f"[{c['lower_float']:.15g}, {c['upper_float']:.15g}] (not the minimum:"
-                         " a verified lower bound above C* suffices)")
-    for i1, drv in driving_pairs(M, lb).items():
-        lines.append(f"NOTE        C*_{M.label(i1)} is driven by pair "
-                     f"{M.pair_label(*drv['pair'])} (gap |mu - 1/2| = {drv['gap']:.3g}, "
-                     f"{100 * drv['share']:.4g}% of it)")
-    lines.append("")
-    enc = lb.enclosure
-    if enc:
-        what = {"written": "as written", "float": "as stored (binary64)"}.get(
-            enc["source"], "as written/stored")
-        lines.append(f"C*   in [{enc['lower']!r}, {enc['upper']!r}]   certified enclosure of "
-                     f"the true C* of the matrix {what} (relative width "
-                     f"{enc['relative_width']:.2g})")
-    if enc and enc.get("ecw"):
-        lines.append(f"C^E* in [{enc['ecw']['lower']!r}, {enc['ecw']['upper']!r}]   certified "
-                     f"enclosure (sorted threshold at the cost bounds, [K16] Theorem 5)")
-    lines.append(f"C*   = {lb.value:.12g}   (minimising winner {_labels(M, lb.winners)}; "
-                 "[K16] Theorem 2)")
-    lines.append(f"C^E* = {ecw.value:.12g}   (minimising winner {_labels(M, ecw.winners)}; "
-                 "[K16] Theorem 4-5)")
-    lines.append(f"certificate: {_cert_line(lb.certificate)}")
-    if lb.symbolic is not None:
-        lines.append(f"closed form: C* = {lb.symbolic}")
-    st = lb.stats
-    lines.append(f"solver: {st['method']} via {st['backend']}, {st['lp_solves']} LP solve(s), "
-                 f"{st['wall_time']:.3g} s")
-    notes = {p["note"] for p in st.get("per_winner", {}).values() if p.get("note")}
-    lines.extend(f"solver note: {n}" for n in sorted(notes))
-    q = lb.allocation
-    pairs = [(i, j, q[i, j]) for i in range(M.K) for j in range(i + 1, M.K) if q[i, j] > 1e-12]
-    if M.K > 12:  # what matters first: the pairs that need the most duels
-        pairs.sort(key=lambda p: -p[2])
-    lines.append("")
-    lines.append(f"optimal allocation of winner {M.label(lb.winners[0])} (N_ij / log T = q*_ij, "
-                 "x = q*·d)" + (", largest first:" if M.K > 12 else ":"))
-    shown = pairs[:_MAX_PAIRS_SHOWN]
-    width = min(max([len(M.pair_label(i, j)) for i, j, _ in shown] + [10]), 70)
-    lines.append(f"{'pair':>{width}} {'N_ij/log T':>14} {'x_ij':>10}")
-    for i, j, v in shown:
-        lines.append(f"{M.pair_label(i, j):>{width}} {v:>14.8g} {lb.evidence[i, j]:>10.6g}")
-    if len(pairs) > _MAX_PAIRS_SHOWN:
-        lines.append(f"  ... {len(pairs) - _MAX_PAIRS_SHOWN} more pairs (see --json)")
-    tight = lb.tight[lb.winners[0]]
-    lines.append(f"tight constraints: {len(tight)} (i1, i2, l, I, S), e.g.")
-    for c in tight[:5]:
-        lines.append(f"  i1={M.label(c.i1)} i2={M.label(c.i2)} l={c.l} "
-                     f"I=[{clip([M.label(j) for j in c.I], width=40)}] "
-                     f"S=[{clip([M.label(j) for j in c.S], width=40)}]")
-    return "\n".join(lines)
-
-
-def _named(M, lb) -> dict:
-    """``lb.to_dict()`` plus the allocated pairs, arm names next to the indices (winners,
-    tight constraints, allocated pairs; for named arms) and the pairs driving
-    astronomically large values."""
-    d = lb.to_dict()
-    q = lb.allocation
-    iu = np.argwhere(np.triu(q > 1e-12, 1))
-    d["allocation_pairs"] = [{"pair": [int(a), int(b)], "q": float(q[a, b]),
-                              "x": float(lb.evidence[a, b])} for a, b in iu]
-    if M.arms is not None:
-        d["winner_names"] = [M.label(i) for i in lb.winners]
-        d["per_winner_names"] = {M.label(i): v for i, v in lb.per_winner.items()}
-        for rec in d["allocation_pairs"]:
-            rec["names"] = [M.label(i) for i in rec["pair"]]
-        for recs in d["tight"].values():
-            for c in recs:
-                c["names"] = {"i1": M.label(c["i1"]), "i2": M.label(c["i2"]),
-                              "I": [M.label(j) for j in c["I"]],
-                              "S": [M.label(j) for j in c["S"]]}
-    d["driving_pairs"] = {str(k): v for k, v in driving_pairs(M, lb).items()}
-    return d
 
 
 def _write_certificate(path: str, M, lb) -> None:
@@ -303,44 +161,36 @@ def run(args: argparse.Namespace) -> int:
             if args.certificate:
                 raise DuelboundError("no certificate: the plug-in matrix is undefined (tied or "
                                      "never-compared pairs)")
+            if args.interval_method == "bootstrap":  # it resamples around the undefined µ̂
+                raise DuelboundError(
+                    f"--interval-method bootstrap resamples around the plug-in estimate, which "
+                    f"is undefined here ({n_tied} tied, {n_never} never compared pair(s)); "
+                    "drop it for the posterior interval, or --break-ties EPS")
             return _interval_only(args, counts, tied, never)
     M = load_matrix(args)
-    certify = True if args.symbolic and args.certify is None else args.certify
+    certify = args.certify
     if args.certificate:
         if certify is False:
             raise DuelboundError("--certificate needs a certificate: drop --no-certify")
         certify = certify or True
-    lb = lower_bound(M, method=args.method, certify=certify, symbolic=args.symbolic,
-                     progress=feedback(args, default=True), max_k=args.max_k or None)
-    if args.certificate:
-        if lb.proof is None:
-            raise DuelboundError(f"no certificate written: {lb.certificate.get('message')}")
-        _write_certificate(args.certificate, M, lb)
-    ecw = ecw_bound(M)
-    enc = (lb.enclosure or {}).get("ecw")
-    if enc:  # the printed C^E* lies inside its printed bracket (the float value may not)
-        ecw.per_winner = {i: min(max(v, enc["lower"]), enc["upper"]) if i in ecw.winners
-                          else v for i, v in ecw.per_winner.items()}
-        ecw.value = min(max(ecw.value, enc["lower"]), enc["upper"])
-    rep = None
+    interval = None
     if args.interval is not None:
         counts = load_counts(args)
         if counts is None:
             raise DuelboundError("--interval needs win counts: --counts FILE or "
                                  "--comparisons FILE")
-        rep = lower_bound_interval(counts, level=args.interval, method=args.interval_method,
-                                   break_ties=args.break_ties,
-                                   **draws_options(args, feedback(args, default=True)))
+        interval = {"counts": counts, "level": args.interval, "method": args.interval_method,
+                    "break_ties": args.break_ties,
+                    **draws_options(args, feedback(args, default=True))}
+    rep = bounds_report(M, method=args.method, certify=certify, symbolic=args.symbolic,
+                        progress=feedback(args, default=True), max_k=args.max_k or None,
+                        interval=interval)
+    if args.certificate:
+        if rep.lower_bound.proof is None:
+            raise DuelboundError("no certificate written: "
+                                 f"{rep.lower_bound.certificate.get('message')}")
+        _write_certificate(args.certificate, M, rep.lower_bound)
     if not json_only(args):
-        print(format_bounds(M, lb, ecw))
-        if rep is not None:
-            print()
-            print(rep.render())
-    if args.json is not None:
-        out = {"matrix": M.to_dict(), "lower_bound": _named(M, lb), "ecw": ecw.to_dict()}
-        if rep is not None:
-            out["interval"] = rep.to_dict()
-        # indented up to K = 16; above, one line: indenting the K×K allocations in pure
-        # Python took longer than the LP (K = 64: 1.4 s against 0.5 s; K = 300: 11 s)
-        emit_json(args, out, indent=2 if M.K <= _INDENT_MAX_K else None)
+        print(rep.render())
+    emit_json(args, rep.to_dict(), indent=rep.json_indent)
     return 0
