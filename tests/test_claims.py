@@ -188,6 +188,43 @@ def test_false_claim_fails_with_certified_counterexample_despite_solver_failures
     assert ce["lhs"] != pytest.approx(ce["rhs"], rel=1e-6)
 
 
+def _sides_with_a_bug(M: PreferenceMatrix) -> cl.Sides:
+    """[Z15] Lemma 7's sides, with a bug that raises TypeError whenever K > 3."""
+    if M.K > 3:
+        return cl.Sides(None + 1, 0.0)  # type: ignore[operator]
+    return cl._lemma7(M)
+
+
+def test_an_evaluation_bug_makes_the_claim_an_error_not_holds(capsys):
+    """Issue 33: a TypeError on most matrices used to count as "no violation" and the
+    claim reported "holds" with exit code 0."""
+    c = cl.Claim("test-bug", "[test]", "lemma 7 with a bug", "<=", _sides_with_a_bug, max_K=6)
+    rep = cl.check_claims(n=30, seed=0, min_K=2, max_K=6, claims=[c, "z15-lemma7"])
+    r, ok = rep.results
+    assert r.status == "error" and r.counterexample is None
+    assert "TypeError" in r.error and "not a solver failure" in r.error
+    assert len(r.error_matrix) > 3  # the matrix that raised, to reproduce it
+    assert ok.status == "holds"  # the other claims are still checked
+    assert rep.exit_code() == cl.EXIT_ERROR
+    assert "TypeError" in rep.table() and r.to_dict()["error_matrix"] == r.error_matrix
+
+
+def test_a_bug_in_the_certified_evaluation_is_an_error():
+    c = cl.Claim("test-cert-bug", "[test]", "false, certified side broken", "<=",
+                 lambda M: cl.Sides(2.0, 1.0), lambda M: {}["missing"])
+    r = cl.check_claims(n=5, seed=0, claims=[c]).results[0]
+    assert r.status == "error" and "KeyError" in r.error
+
+
+def test_a_strategy_that_raises_is_an_error_for_its_claim_only():
+    def broken(min_K, max_K):
+        raise ValueError("no such tournament")
+    c = cl.Claim("test-strategy", "[test]", "x", "<=", cl._lemma7, strategy=broken)
+    rep = cl.check_claims(n=5, seed=0, claims=[c, "z15-lemma7"])
+    assert [r.status for r in rep.results] == ["error", "holds"]
+    assert "ValueError: no such tournament" in rep.results[0].error
+
+
 def test_flaky_evaluation_is_reported_not_raised():
     # a certified side that changes its mind: hypothesis may call it flaky; never crash
     rng = Random(0)

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import HypothesisException, NoSuchExample
 
 from ...frames import html_table, markdown_table, records_to_frame, short_repr
 from ...theory import tournament as stc
@@ -218,7 +218,7 @@ def _explicit_lp(c: list[float], m: int) -> float:
     res = linprog(np.asarray(c), A_ub=np.array(rows), b_ub=-np.ones(len(rows)),
                   bounds=[(0, None)] * n, method="highs")
     if res.status != 0:  # pragma: no cover - (6) is always feasible and bounded
-        raise RuntimeError(f"linprog: {res.message}")
+        raise SolverError(f"linprog: {res.message}")
     return float(res.fun)
 
 
@@ -244,6 +244,7 @@ def _theorem5(M: PreferenceMatrix) -> Sides:
         b = sum(_explicit_lp(c, m) for _, c, m in pieces)
         if worst is None or abs(a - b) > abs(worst.lhs - worst.rhs):
             worst = Sides(a, b, f"i1 = {i1}, {len(pieces)} problems (6)")
+    assert worst is not None  # every tournament has a Copeland winner
     return worst
 
 
@@ -294,7 +295,7 @@ def _allocation_44(M: PreferenceMatrix) -> Sides:
     mu = np.ascontiguousarray(M.values, dtype=np.float64)
     vals = {i1: float(ecw_oracle_core(mu, i1, _evidence_44(M, i1)))
             for i1 in stc.copeland_winners(M)}
-    i1 = min(vals, key=vals.get)
+    i1 = min(vals, key=vals.__getitem__)
     return Sides(vals[i1], 1.0, f"i1 = {i1}")
 
 
@@ -309,7 +310,7 @@ def _ecw_in_cw_region(M: PreferenceMatrix) -> Sides:
     vals = {}
     for i1, q in res.allocations.items():
         vals[int(i1)] = float(np.min(cw_oracle_core(mu, int(i1), np.asarray(q) * d)))
-    i1 = min(vals, key=vals.get)
+    i1 = min(vals, key=vals.__getitem__)
     return Sides(vals[i1], 1.0, f"i1 = {i1}")
 
 
@@ -344,7 +345,7 @@ def _eq12(M: PreferenceMatrix) -> Sides:
 def _eq11_le_eq12(M: PreferenceMatrix) -> Sides:
     """The seed derives (12) by maximising (11): min_{i1} RHS11(i1) ≤ RHS12."""
     vals = {i1: _rhs11(M, i1) for i1 in stc.copeland_winners(M)}
-    i1 = min(vals, key=vals.get)
+    i1 = min(vals, key=vals.__getitem__)
     L = stc.losses(M)
     return Sides(vals[i1], _rhs12(M), f"i1 = {i1}, L1 = {int(L.min())}, L = {L.tolist()}")
 
@@ -407,11 +408,13 @@ def _threshold_exact(c: list[Fraction], m: int) -> tuple[Fraction, list[int], Fr
     """[K16] Theorem 5 in exact arithmetic: (value, cheapest-h indices, weight 1/(h − k))."""
     order = sorted(range(len(c)), key=lambda j: c[j])
     k = len(c) - m
-    best, best_h, acc = None, 0, Fraction(0)
+    best: Fraction | None = None
+    best_h, acc = 0, Fraction(0)
     for h in range(1, len(c) + 1):
         acc += c[order[h - 1]]
         if h > k and (best is None or acc / (h - k) < best):
             best, best_h = acc / (h - k), h
+    assert best is not None  # h = len(c) > k = len(c) - m always sets it (m >= 1)
     return best, order[:best_h], Fraction(1, best_h - k)
 
 
@@ -456,7 +459,7 @@ def _ecw_min_lhs_exact(ex: _Exact, i1: int, X: list[list[Fraction]]) -> Fraction
         S = ex.superiors_of(i2, i1)
         m = ex.L[i2] - ex.L[i1] + 1
         if 1 <= m <= len(S):
-            vals.append(sum(sorted(X[j][i2] for j in S)[:m]))
+            vals.append(sum(sorted(X[j][i2] for j in S)[:m], Fraction(0)))
     return min(vals) if vals else None
 
 
@@ -518,12 +521,13 @@ def _lp6_interval(c: list[Fraction], m: int) -> Interval:
     res = linprog(np.array([float(v) for v in c]), A_ub=A, b_ub=-np.ones(len(subsets)),
                   bounds=[(0, None)] * n, method="highs")
     if res.status != 0:  # pragma: no cover - (6) is always feasible and bounded
-        raise RuntimeError(f"linprog: {res.message}")
+        raise SolverError(f"linprog: {res.message}")
     x = [max(Fraction(0), Fraction(float(v)).limit_denominator(10**6)) for v in res.x]
-    s = sum(sorted(x)[:m])
+    s = sum(sorted(x)[:m], Fraction(0))
     if s <= 0:
         x, s = [Fraction(1)] * n, Fraction(m)
-    upper = sum(ci * xi for ci, xi in zip(c, x)) / min(s, Fraction(1))  # x/s if s < 1
+    # x/s if s < 1
+    upper = sum((ci * xi for ci, xi in zip(c, x)), Fraction(0)) / min(s, Fraction(1))
     y = [max(Fraction(0), Fraction(float(-v))) for v in res.ineqlin.marginals]
     col = [sum((y[r] for r, S in enumerate(subsets) if j in S), Fraction(0)) for j in range(n)]
     scale = min([Fraction(1)] + [c[j] / col[j] for j in range(n) if col[j] > c[j]])
@@ -708,6 +712,7 @@ def _claim(claim: str | Claim) -> Claim:
 def evaluate(claim: str | Claim, M: PreferenceMatrix) -> tuple[bool, Sides]:
     """Both sides of ``claim`` on ``M`` in floating point, and whether the relation holds."""
     c = _claim(claim)
+    assert c.sides is not None  # _claim refuses the claims without sides
     s = c.sides(M)
     return c.holds(s), s
 
@@ -733,12 +738,13 @@ class ClaimResult:
 
     ``status`` is "holds" (no certified violation among the matrices checked),
     "fails" (a counterexample whose certified sides strictly violate the claim, shrunk
-    and re-checked outside the search), "error" (no matrix could be evaluated, or a
-    violation found in the search could not be re-certified; ``error`` says why) or
-    "deferred" (no finite predicate, see ``note``).  ``tried`` counts generated
-    matrices, ``errors`` those whose evaluation raised (a solver failure is never a
-    violation), ``unconfirmed`` float violations that the certified evaluation did not
-    confirm (rounding near equality).
+    and re-checked outside the search), "error" (an evaluation raised something other than
+    a solver failure — a bug, with the matrix in ``error_matrix`` —, no matrix could be
+    evaluated, or a violation found in the search could not be re-certified; ``error``
+    says why) or "deferred" (no finite predicate, see ``note``).  ``tried`` counts
+    generated matrices, ``errors`` those whose evaluation raised a solver failure
+    (:class:`~duelbound.errors.SolverError`, never a violation), ``unconfirmed`` float
+    violations that the certified evaluation did not confirm (rounding near equality).
     """
 
     name: str
@@ -755,6 +761,7 @@ class ClaimResult:
     errors: int = 0
     unconfirmed: int = 0
     error: str = ""
+    error_matrix: list[list[float]] | None = None
 
     @property
     def checked(self) -> int:
@@ -810,7 +817,10 @@ class ClaimsReport:
                 lines.append(f"  lhs in [{lo['lo']:.12g}, {lo['hi']:.12g}]  {r.relation}  "
                              f"rhs in [{hi['lo']:.12g}, {hi['hi']:.12g}]  is false "
                              f"({ce['detail']})")
-            if r.status == "error" or r.errors:
+            if r.error_matrix is not None:  # a bug in the evaluation: show how to reproduce
+                lines.append(f"  {r.name}: {r.error}; the matrix:")
+                lines += ["    " + " ".join(f"{v:.6g}" for v in row) for row in r.error_matrix]
+            elif r.status == "error" or r.errors:
                 lines.append(f"  {r.name}: {r.errors} of {r.tried} matrices errored"
                              + (f"; {r.error}" if r.error else ""))
             if r.note and r.status != "holds":
@@ -863,6 +873,11 @@ class _ShrinkBudget(BaseException):
     """Raised through hypothesis' engine (it only catches Exception) to stop shrinking."""
 
 
+class _EvaluationBug(BaseException):
+    """Raised through hypothesis' engine when an evaluation raised something other than a
+    solver failure: a bug in the claim's code, so the claim is an error, never a verdict."""
+
+
 def _strategy(c: Claim, min_K: int, max_K: int) -> st.SearchStrategy:
     hi = min(max_K, c.max_K)
     lo = min(min_K, hi)
@@ -881,9 +896,11 @@ def _recheck(c: Claim, M: PreferenceMatrix) -> tuple[CertifiedSides | None, str]
     for _ in range(RECHECK_ATTEMPTS):
         try:
             refuted, s = certify(c, M)
-        except Exception as exc:  # a solver failure: try again, never a verdict
+        except SolverError as exc:  # a solver failure: try again, never a verdict
             last = _describe(exc)
             continue
+        except Exception as exc:  # anything else is a bug in the claim: an error, no verdict
+            return None, f"the re-check raised {_describe(exc)}"
         return (s if refuted else None), ("" if refuted else "re-check does not refute")
     return None, f"re-check failed {RECHECK_ATTEMPTS} times ({last})"
 
@@ -900,6 +917,8 @@ class _Search:
         self.failing, self.fail_start = False, 0.0
         self.best: PreferenceMatrix | None = None
         self.first_error = ""
+        self.bug = ""  # an evaluation that raised something other than a solver failure
+        self.bug_matrix: PreferenceMatrix | None = None
 
     def tick(self, M: PreferenceMatrix) -> PreferenceMatrix:
         # most of the shrinker's calls end inside the draw: check its clock here too
@@ -907,11 +926,17 @@ class _Search:
             raise _ShrinkBudget
         return M
 
-    def _error(self, exc: Exception) -> bool:
+    def _error(self, exc: Exception, M: PreferenceMatrix) -> bool:
+        """A solver failure is counted and is no violation (the search goes on); anything
+        else is a bug in the claim's evaluation, which ends the search: the claim is an
+        error (a TypeError on most matrices must not leave it "holds")."""
+        if not isinstance(exc, SolverError):
+            self.bug, self.bug_matrix = _describe(exc), M
+            raise _EvaluationBug from exc
         if not self.failing:
             self.errors += 1
             self.first_error = self.first_error or _describe(exc)
-        return False  # a failed evaluation is no violation: the search goes on
+        return False
 
     def violated(self, M: PreferenceMatrix) -> bool:
         if not self.failing:
@@ -925,14 +950,14 @@ class _Search:
                 raise _ShrinkBudget  # leaves hypothesis' engine; self.best is reported
         try:
             ok, _ = evaluate(self.c, M)  # the fast floating screen
-        except Exception as exc:
-            return self._error(exc)
+        except Exception as exc:  # sorted by _error: solver failure or bug
+            return self._error(exc, M)
         if ok:
             return False
         try:  # only a certified violation counts
             refuted, _ = certify(self.c, M)
-        except Exception as exc:
-            return self._error(exc)
+        except Exception as exc:  # sorted by _error: solver failure or bug
+            return self._error(exc, M)
         if not refuted:
             self.unconfirmed += not self.failing
             return False
@@ -949,8 +974,8 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
                progress: bool) -> ClaimResult:
     from tqdm import tqdm
 
-    base = dict(name=c.name, source=c.source, statement=c.statement, relation=c.relation,
-                expected=c.expected, note=c.note)
+    base: dict[str, Any] = dict(name=c.name, source=c.source, statement=c.statement,
+                                relation=c.relation, expected=c.expected, note=c.note)
     if c.sides is None:
         return ClaimResult(status="deferred", tried=0, seconds=0.0, **base)
     bar = tqdm(total=n, desc=c.name, unit="matrix", file=sys.stderr, disable=not progress,
@@ -969,12 +994,22 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
         partial = True
     except _ShrinkBudget:
         pass
-    except Exception as exc:  # FlakyFailure and the like: report, keep the smallest violation
+    except _EvaluationBug:
+        pass  # s.bug says what and on which matrix
+    except HypothesisException as exc:  # FlakyFailure and the like: keep the smallest violation
         note = f"hypothesis stopped: {_describe(exc)}"
+    except Exception as exc:  # the claim's strategy raised: this claim is an error, the rest run
+        s.bug = f"generating matrices raised {_describe(exc)}"
     finally:
         bar.close()
     status, ce, error = "holds", None, ""
-    if s.best is not None:
+    error_matrix = None
+    if s.bug_matrix is not None:
+        status, error_matrix = "error", s.bug_matrix.values.tolist()
+        error = f"evaluating a K = {s.bug_matrix.K} matrix raised {s.bug} (not a solver failure)"
+    elif s.bug:
+        status, error = "error", s.bug
+    elif s.best is not None:
         cs, why = _recheck(c, s.best)
         if cs is not None:
             status = "fails"
@@ -992,7 +1027,7 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
         error = f"{error}; {note}" if error else note
     return ClaimResult(status=status, tried=s.tried, seconds=time.perf_counter() - s.start,
                        counterexample=ce, partial=partial, errors=s.errors,
-                       unconfirmed=s.unconfirmed, error=error,
+                       unconfirmed=s.unconfirmed, error=error, error_matrix=error_matrix,
                        **base)
 
 
@@ -1031,9 +1066,11 @@ def check_claims(n: int = 2000, seed: int = 0, *, min_K: int = 2, max_K: int = 8
     -----
     A claim is "fails" only when the smallest violation found is re-evaluated outside
     the search with :func:`certify` and its intervals strictly violate the relation.
-    Exceptions while evaluating a matrix (e.g. SolverError) are counted in
-    ``errors`` and never taken for violations; hypothesis' own errors (FlakyFailure,
-    ...) end that claim's search and are reported in ``error``.
+    Solver failures (:class:`~duelbound.errors.SolverError`) while evaluating a matrix are
+    counted in ``errors`` and never taken for violations; any other exception is a bug in
+    the evaluation and makes the claim "error" (exit code 2) with the matrix that raised
+    it; hypothesis' own errors (FlakyFailure, ...) end that claim's search and are
+    reported in ``error``.
     """
     if n < 1:
         raise InvalidStrategyArgument(f"n must be >= 1, got {n}")

@@ -873,11 +873,11 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
         v = np.asarray(g["values"], dtype=np.float64)
         M = matrices[h]
         b = bounds[h]
-        conv = {k: (None if b[k] is None or factor is None else b[k] * factor)
+        conv = {k: (None if (x := b[k]) is None or factor is None else x * factor)
                 for k in ("c_star", "c_ecw")}
         n = v.size
         mean = float(v.mean()) if n else None
-        per_log = mean / math.log(T) if (n and T > 1) else None
+        per_log = mean / math.log(T) if (mean is not None and T > 1) else None
         q10, med, q90 = (np.quantile(v, [0.1, 0.5, 0.9]).tolist() if n else (None,) * 3)
         out.append({
             "matrix": M.name or h[:12], "matrix_hash": h, "K": M.K, "algorithm": alg,
@@ -885,7 +885,7 @@ def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str,
             "mean": mean, "std": float(v.std(ddof=1)) if n > 1 else None,
             "q10": q10, "median": med, "q90": q90, "per_log_T": per_log,
             **conv,
-            "ratio": (per_log / conv["c_star"]) if (per_log is not None and conv["c_star"])
+            "ratio": (per_log / c_star) if (per_log is not None and (c_star := conv["c_star"]))
             else None,
             "notes": notes,
         })
