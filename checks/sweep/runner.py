@@ -361,7 +361,9 @@ class _Reviver:
                 with contextlib.suppress(Exception):
                     cluster.sync(nanny.close, timeout=5)
         if gone:
-            cluster.sync(cluster._correct_state)
+            # the spec still names the removed nannies: scaling to the spec's size (public
+            # SpecCluster API) starts a fresh nanny for each; the sweep waits for workers
+            cluster.scale(len(cluster.worker_spec))
         return len(gone)
 
 
