@@ -11,6 +11,7 @@ from .bound_terms import BOUNDS, BoundTerm, upper_bound, upper_bounds
 from .comparison import BoundTable, bound_table
 from .cstar import LowerBoundResult, lower_bound
 from .ecw import ECWBoundResult, ecw_bound, ecw_core, ecw_winner_core, threshold_core
+from .estimates import CountsAnswer, answer_counts
 from .interval import BoundInterval, IntervalReport, PairUncertainty, lower_bound_interval
 from .oracle import Constraint, cw_oracle_core, ecw_oracle_core, in_region, tight_constraints
 from .tables import Column, Table, render
@@ -22,4 +23,5 @@ __all__ = [
 ]
 __all__ += ["bound_table", "BoundTable", "Table", "Column", "render", "BOUNDS", "BoundTerm",
             "upper_bound", "upper_bounds"]
-__all__ += ["lower_bound_interval", "IntervalReport", "BoundInterval", "PairUncertainty"]
+__all__ += ["lower_bound_interval", "IntervalReport", "BoundInterval", "PairUncertainty",
+            "answer_counts", "CountsAnswer"]

@@ -47,7 +47,7 @@ from ..theory.counts import as_win_counts, pairs_text, undefined_pairs
 from ..theory.errors import DuelboundError
 from ..theory.matrix import PreferenceMatrix
 from ..theory.posterior import sample_posterior, winner_set_shares
-from .cstar import LP_MAX_K, FamilyModel, lower_bound
+from .cstar import LP_MAX_K, FamilyModel, LowerBoundResult, lower_bound
 from .ecw import ecw_bound, ecw_core
 from .formulations import pair_index
 from .lp import available_backend
@@ -750,7 +750,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                          draws: int = DEFAULT_DRAWS, seed: int | None = 0,
                          backend: str | None = None, break_ties: float | None = None,
                          progress: bool = False, cstar_draws: int | str | None = None,
-                         workers: int = 1) -> IntervalReport:
+                         workers: int = 1, plug_in: LowerBoundResult | None = None,
+                         ) -> IntervalReport:
     """C* and C^E* of the matrix estimated from win counts, with intervals.
 
     Parameters
@@ -790,6 +791,10 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     workers : int
         Processes for the C* LPs (each tournament stays in one process); used when the
         estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS`.
+    plug_in : LowerBoundResult, optional
+        C* of the plug-in matrix, already solved (e.g. certified for the bounds): used
+        instead of solving it again.  It must be the C* of µ̂ (with ``break_ties``, of
+        the perturbed µ̂); ignored when µ̂ is undefined.
 
     Returns
     -------
@@ -826,6 +831,9 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         raise DuelboundError(f"workers must be >= 1, got {workers}")
     W, arms, name = _read_counts(counts)
     K = W.shape[0]
+    if plug_in is not None and np.shape(plug_in.allocation) != (K, K):
+        raise DuelboundError(f"plug_in is the C* of a matrix with K = "
+                             f"{np.shape(plug_in.allocation)[0]} arms, the counts have {K}")
     if K > LP_MAX_K:  # the draws alone: draws x K²/2 floats (K = 10 000: 370 GiB)
         raise DuelboundError(f"a posterior interval needs an LP per draw and draws x "
                              f"{K * (K - 1) // 2} pairs in memory at K = {K}; it is limited "
@@ -888,7 +896,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         # runs while the worker processes solve the C* draws
         ec, is_win = ev.cheap(P)
         div_cw, div_ec = _divergent_pairs(K, sign)
-        lb = lower_bound(Mhat, certify=False, backend=backend) if Mhat is not None else None
+        lb = None if Mhat is None else plug_in if plug_in is not None else lower_bound(
+            Mhat, certify=False, backend=backend)
         eb = ecw_bound(Mhat) if Mhat is not None else None
         return ec, is_win, div_cw, div_ec, lb, eb
 

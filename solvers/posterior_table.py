@@ -23,11 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from ..theory.errors import DuelboundError
-from ..theory.posterior import undefined_pairs
-from .cstar import LP_MAX_K
+from ..theory.counts import as_win_counts, undefined_pairs
+from .estimates import check_posterior_size
 from .interval import lower_bound_interval
 from .tables import Cell, Column, Markup, Table, latex_escape
 
@@ -70,19 +67,16 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
             Column("C^E*:hi", f"C^E* {pct} high", group=_CE, sub=f"{pct} high"),
             Column("upper", "upper-bound terms", align="l", notes=("d",))]
     rows = []
-    for idx, C in enumerate(counts):
-        K = int(np.shape(getattr(C, "wins", C))[0])
-        if K > LP_MAX_K:  # before any K × K copy
-            raise DuelboundError(f"{getattr(C, 'name', None) or f'counts{idx + 1}'}: the "
-                                 f"posterior table needs an LP per draw; it is limited to "
-                                 f"K <= {LP_MAX_K}, got K = {K} (compare the missing pairs, "
-                                 "or drop arms)")
+    for idx, raw in enumerate(counts):
+        C = as_win_counts(raw)
+        label = C.name or f"counts{idx + 1}"
+        check_posterior_size(C.K, label)  # before the draws' copies
         rep = lower_bound_interval(C, level=level, draws=draws, seed=seed,
                                    cstar_draws=cstar_draws, workers=workers, progress=progress)
-        u = undefined_pairs(_wins(C), limit=0)
+        u = undefined_pairs(C, limit=0)
         top, share = rep.winner_sets[0] if rep.winner_sets else ((), 0.0)
         rows.append({
-            "matrix": getattr(C, "name", None) or f"counts{idx + 1}", "K": rep.K,
+            "matrix": label, "K": rep.K,
             "undefined": f"{u.n_tied} / {u.n_never}",
             "winner": f"{', '.join(rep.label(i) for i in top)} (P = {share:.3f})",
             "C*": rep.cstar.median, "C*:lo": rep.cstar.lower,
@@ -123,11 +117,6 @@ def _join(*parts: str | Markup) -> Markup:
     """Plain text and LaTeX of ``parts``: strings are escaped for LaTeX, Markup kept."""
     return Markup("".join(str(p) for p in parts),
                   "".join(p.latex if isinstance(p, Markup) else latex_escape(p) for p in parts))
-
-
-def _wins(C: Any) -> Any:
-    """The K × K win counts of ``C`` (a ``WinCounts`` or an array)."""
-    return np.asarray(getattr(C, "wins", C), dtype=np.float64)
 
 
 def _upper(b: Any) -> Any:

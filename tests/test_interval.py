@@ -426,7 +426,11 @@ def test_cli_cstar_draws_and_workers(tmp_path, capsys):
     assert d["cstar"]["draws"] == 20 and d["ecw"]["draws"] == 50
     assert d["stats"]["cstar_draws"] == 20
     for bad in (["--cstar-draws", "5"], ["--cstar-draws", "many"], ["--workers", "0"]):
-        assert main([*base, *bad]) == 2
+        try:
+            code = main([*base, *bad])
+        except SystemExit as exc:  # usage errors found by argparse exit from the parser
+            code = exc.code
+        assert code == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("duelbound") and "error:" in err and "\n" not in err, err
 
