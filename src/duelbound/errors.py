@@ -14,6 +14,7 @@ __all__ = [
     "MatrixFileError",
     "SolverError",
     "UnknownNameError",
+    "shown",
 ]
 
 
@@ -60,3 +61,18 @@ class UnknownNameError(DuelboundError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+def shown(value: object) -> str:
+    """How a value is quoted in an error message: ``repr``, but a numpy scalar as the Python
+    number it holds — numpy 2 writes ``np.int64(-1)``, which reads as code, not as the
+    ``-1`` the user typed.
+
+    >>> import numpy as np
+    >>> shown(np.int64(-1)), shown(np.float64(0.25)), shown("cyclic")
+    ('-1', '0.25', "'cyclic'")
+    """
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():  # a numpy scalar or 0-d array
+        value = item()
+    return repr(value)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import DuelboundError, UnknownNameError
+from ..errors import DuelboundError, UnknownNameError, shown
 from .markup import latex_data, latex_escape, latex_text, plain
 from .table import MISSING, Cell, Column, Table, format_value, index_keys
 
@@ -62,7 +62,7 @@ class LatexStyle:
                                    "table, table*, none")
         if self.width is not None and not (self.width > 0 and math.isfinite(self.width)):
             raise DuelboundError(f"LaTeX width must be a positive number of pt, "
-                                 f"got {self.width!r}")
+                                 f"got {shown(self.width)}")
 
     @property
     def target(self) -> float:
