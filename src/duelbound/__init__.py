@@ -17,12 +17,34 @@ Markdown, LaTeX, CSV, JSON), :mod:`duelbound.plots` (figures without pyplot),
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from . import moved
 from .errors import DuelboundError, InvalidMatrixError, MatrixFileError, SolverError, TieError
-from .theory import PreferenceMatrix, datasets, read_matrix
 
 moved.install()  # old module names (moved since 0.1.0) import with a DeprecationWarning
+
+#: Imported on first use (PEP 562): ``import duelbound`` — and so ``duelbound --help`` —
+#: does not load numpy, networkx and the theory layer until one of these is asked for.
+_FROM_THEORY = ("PreferenceMatrix", "datasets", "read_matrix")
+_LAYERS = ("theory", "solvers", "checks", "cli")
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _FROM_THEORY:
+        value = getattr(importlib.import_module(".theory", __name__), name)
+    elif name in _LAYERS:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FROM_THEORY) | set(_LAYERS))
 
 try:
     __version__ = version("duelbound")

@@ -59,9 +59,8 @@ if TYPE_CHECKING:
 
 
 def _error(message: str) -> Exception:
-    """A :class:`DuelboundError` (imported late: the errors module of theory imports the
-    whole layer)."""
-    from ..theory.errors import DuelboundError
+    """A :class:`DuelboundError` of the ground floor (imports no layer)."""
+    from ..errors import DuelboundError
 
     return DuelboundError(message)
 

@@ -12,8 +12,8 @@ examples:
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from ..theory import datasets
 from .common import add_json_option, check_json_option, emit_json, json_only
 
 NAME = "datasets"
@@ -26,11 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_option(parser)
 
 
-def _winner(d: datasets.Dataset) -> str:
+def _winner(d: Any) -> str:
     return "-" if d.condorcet_winner is None else str(d.condorcet_winner)
 
 
-def format_list(items: list[datasets.Dataset]) -> str:
+def format_list(items: list[Any]) -> str:
     head = f"{'name':<16} {'K':>3}  {'Condorcet':>9}  {'Copeland':<10} {'ties':<7} source"
     lines = [head, "-" * len(head)]
     for d in items:
@@ -40,7 +40,7 @@ def format_list(items: list[datasets.Dataset]) -> str:
     return "\n".join(lines)
 
 
-def format_one(d: datasets.Dataset) -> str:
+def format_one(d: Any) -> str:
     lines = [f"{d.name}: {d.title}", f"source            {d.citation}",
              f"K                 {d.K}", f"Condorcet winner  {_winner(d)}",
              f"Copeland winners  {list(d.copeland_winners)}"]
@@ -57,6 +57,8 @@ def format_one(d: datasets.Dataset) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..theory import datasets
+
     check_json_option(args)
     if args.name:
         d = datasets.get(args.name)

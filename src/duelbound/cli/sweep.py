@@ -31,7 +31,7 @@ import json
 import logging
 import sys
 
-from ..theory.errors import DuelboundError
+from ..errors import DuelboundError
 from .common import (
     add_feedback_arguments,
     add_json_option,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..theory.regret import CONVENTIONS
 from .common import (
     PLOT_EXTENSIONS,
     add_latex_arguments,
@@ -33,6 +32,8 @@ HELP = "tables and plots of a sweep store (safe while the sweep runs)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..theory.regret import CONVENTIONS
+
     parser.add_argument("store", metavar="STORE.sqlite", help="store written by duelbound sweep")
     parser.add_argument("--format", choices=("md", "latex", "csv", "json"), default="md")
     parser.add_argument("--convention", choices=CONVENTIONS, default="komiyama",
@@ -58,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..checks.sweep.runner import bounds_report_table, plot_report, report_table
     from ..checks.sweep.store import SweepStore
+    from ..errors import DuelboundError
     from ..solvers.tables import concat, notes_text, too_wide_message
-    from ..theory.errors import DuelboundError
 
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
     check_output_path(args.notes, None, "--notes")
