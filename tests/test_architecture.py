@@ -8,6 +8,10 @@ hide behind a late import.  docs/architecture.md explains the rules.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import re
+import types
 from pathlib import Path
 
 import pytest
@@ -220,3 +224,88 @@ def test_no_module_reads_private_attributes_by_name():
     assert found - PRIVATE_ATTRIBUTE_EXCEPTIONS == set(), "new private attribute reads"
     assert PRIVATE_ATTRIBUTE_EXCEPTIONS - found == set(), \
         "fixed: remove these from PRIVATE_ATTRIBUTE_EXCEPTIONS"
+
+
+# -- docs/architecture.md tells the truth ------------------------------------------------
+ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def _front_doors() -> list[tuple[str, str, list[str], str]]:
+    """(job, dotted path, argument names, result class) of every row of the front-door table."""
+    text = ARCHITECTURE.read_text()
+    table = text[text.index("## Front doors"):].split("\n## ", 1)[0]
+    rows = []
+    for line in table.splitlines():
+        m = re.fullmatch(r"\|\s*(.+?)\s*\|\s*`([\w.]+)\(([^)]*)\)`\s*\|\s*`(\w+)`\s*\|", line)
+        if m:
+            args = [a.strip() for a in m.group(3).split(",") if a.strip()]
+            rows.append((m.group(1), m.group(2), args, m.group(4)))
+    return rows
+
+
+FRONT_DOORS = _front_doors()
+
+
+def _resolve(dotted: str) -> object:
+    """The object at ``dotted`` as a reader's code gets it: attributes first, a submodule
+    imported only where its package has no such attribute (so ``duelbound.solvers.lower_bound``
+    is the function, not the old module name that ``duelbound.moved`` keeps importable)."""
+    first, *rest = dotted.split(".")
+    obj: object = importlib.import_module(first)
+    name = first
+    for part in rest:
+        name = f"{name}.{part}"
+        obj = getattr(obj, part) if hasattr(obj, part) else importlib.import_module(name)
+    return obj
+
+
+def test_the_front_door_table_is_read():
+    jobs = {job for job, _, _, _ in FRONT_DOORS}
+    assert len(FRONT_DOORS) >= 10 and {"C*", "claims", "sweeps", "simulate"} <= jobs
+
+
+@pytest.mark.parametrize("job, dotted, args, result", FRONT_DOORS,
+                         ids=[d for _, d, _, _ in FRONT_DOORS])
+def test_every_front_door_is_a_function_that_returns_its_result(job, dotted, args, result):
+    """docs/architecture.md once named modules (``duelbound.solvers.cstar(M)``): calling them
+    raised TypeError.  Every call of the table is a function, accepts the arguments shown
+    (and needs no other), and says it returns the result named."""
+    f = _resolve(dotted)
+    assert not isinstance(f, types.ModuleType) and callable(f), f"{dotted} is not a function"
+    sig = inspect.signature(f)
+    sig.bind(*args)  # TypeError: the doc's arguments do not fit
+    returns = sig.return_annotation
+    assert result in (returns if isinstance(returns, str) else getattr(returns, "__name__", "")), \
+        f"{dotted} returns {returns}, the doc says {result}"
+
+
+#: Values for the arguments of the front doors cheap enough to run in the default suite.
+def _cheap_arguments() -> dict[str, object]:
+    from duelbound.theory import datasets
+
+    M = datasets.load("cyclic")
+    return {"M": M, "matrices": [M], "name": "ccb"}
+
+
+@pytest.mark.parametrize("dotted, args, result",
+                         [(d, a, r) for _, d, a, r in FRONT_DOORS
+                          if a and set(a) <= {"M", "matrices", "name"}])
+def test_the_cheap_front_doors_run(dotted, args, result):
+    values = _cheap_arguments()
+    out = _resolve(dotted)(*(values[a] for a in args))
+    assert type(out).__name__ == result and hasattr(out, "to_dict")
+
+
+def _rooms_block() -> str:
+    text = ARCHITECTURE.read_text()
+    start = text.index("```\nsrc/duelbound/")
+    return text[start:text.index("```", start + 3)]
+
+
+def test_every_module_is_in_the_room_lists():
+    """The room lists of docs/architecture.md name every module file of the package."""
+    block = _rooms_block()
+    missing = sorted(mod for mod, path in MODULES.items()
+                     if path.name != "__init__.py" and not re.search(
+                         rf"(?<![\w/]){re.escape(path.name)}\b", block))
+    assert missing == []
