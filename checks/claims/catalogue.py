@@ -971,15 +971,15 @@ class _Search:
 
 def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
                time_limit: float | None, max_shrinks: int, shrink_time: float,
-               progress: bool) -> ClaimResult:
+               progress: bool | None) -> ClaimResult:
     from tqdm import tqdm
 
     base: dict[str, Any] = dict(name=c.name, source=c.source, statement=c.statement,
                                 relation=c.relation, expected=c.expected, note=c.note)
     if c.sides is None:
         return ClaimResult(status="deferred", tried=0, seconds=0.0, **base)
-    bar = tqdm(total=n, desc=c.name, unit="matrix", file=sys.stderr, disable=not progress,
-               leave=False)
+    bar = tqdm(total=n, desc=c.name, unit="matrix", file=sys.stderr,
+               disable=None if progress is None else not progress, leave=False)
     s = _Search(c, time_limit, max_shrinks, shrink_time, bar)
     cfg = settings(max_examples=n, database=None, deadline=None, derandomize=False,
                    phases=[Phase.generate, Phase.shrink],
@@ -1034,7 +1034,7 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
 def check_claims(n: int = 2000, seed: int = 0, *, min_K: int = 2, max_K: int = 8,
                  claims: Sequence[str | Claim] | None = None,
                  time_limit: float | None = None, max_shrinks: int = 500,
-                 shrink_time: float = 20.0, progress: bool = False) -> ClaimsReport:
+                 shrink_time: float = 20.0, progress: bool | None = False) -> ClaimsReport:
     """Search for counterexamples to the claims of docs/math.md §8.
 
     Parameters
@@ -1053,8 +1053,8 @@ def check_claims(n: int = 2000, seed: int = 0, *, min_K: int = 2, max_K: int = 8
     max_shrinks, shrink_time : int, float
         Evaluations / seconds spent shrinking a counterexample (the smallest
         found within them is reported).
-    progress : bool
-        Show a progress bar per claim on stderr (tqdm).
+    progress : bool or None
+        Show a progress bar per claim on stderr (tqdm); None: only on a terminal.
 
     Returns
     -------
