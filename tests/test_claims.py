@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from duelbound.checks.claims import catalogue as cl
+from duelbound.checks.claims import certified as ce
 from duelbound.cli import main
 from duelbound.solvers import lp as lp_mod
 from duelbound.theory import datasets, tournament
@@ -37,7 +38,7 @@ LP_CLAIMS = ["k16-th6-ineq", "k16-th6-eq"]
 # is false whenever R^E_{i1} is strictly smaller than R_{i1} in cost (e.g. ``cyclic``).
 REVERSED_8 = cl.Claim("test-reversed-8", "[test] reverse of [K16] (8)",
                       "C^E*_{i1} <= C*_{i1}", "<=", cl._theorem6_ineq,
-                      cl._theorem6_cert("<="), max_K=5)
+                      ce.theorem6_cert("<="), max_K=5)
 
 
 @pytest.fixture
@@ -76,14 +77,14 @@ def test_threshold_and_explicit_lp_on_a_hand_example():
     # n = m: all weight on the cheapest element, value c_min.
     assert cl._threshold([4.0, 0.5, 2.0], 3) == pytest.approx(0.5)
     c = [Fraction(1), Fraction(2), Fraction(3)]
-    assert cl._threshold_exact(c, 2)[0] == 3
-    box = cl._lp6_interval(c, 2)
+    assert ce.threshold_exact(c, 2)[0] == 3
+    box = ce.lp6_interval(c, 2)
     assert box.lo <= 3 <= box.hi and box.hi - box.lo < Fraction(1, 10**5)
 
 
 def test_kl_enclosure_contains_the_float_and_is_tight():
     for p in (0.5 + 1e-9, 0.6, 0.9, 1.0, 0.0):
-        box = cl._kl_half_interval(Fraction(p))
+        box = ce.kl_half_interval(Fraction(p))
         assert box.lo <= Fraction(float(kl_half(p))) * (1 + Fraction(1, 10**12))
         assert box.hi >= Fraction(float(kl_half(p))) * (1 - Fraction(1, 10**12))
         assert box.hi - box.lo < Fraction(1, 10**40)

@@ -1,7 +1,8 @@
 """The papers' theorem-like claims, checked on hypothesis-generated matrices.
 
 Front door: :func:`check_claims` (the ``duelbound check-claims`` command); the claims
-themselves, their evaluations and certified refutations are in :mod:`.catalogue`.
+themselves, their floating-point evaluations and the search are in :mod:`.catalogue`, the
+certified (rational interval) evaluations a refutation rests on in :mod:`.certified`.
 """
 
 from .catalogue import CLAIMS, ClaimsReport, check_claims
