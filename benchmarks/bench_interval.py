@@ -141,7 +141,7 @@ def large(Ks: list[int]) -> None:
 
     from duelbound.solvers.cstar import FamilyModel
     from duelbound.solvers.formulations import pair_index
-    from duelbound.solvers.interval import _square, auto_cstar_draws
+    from duelbound.solvers.draws import auto_cstar_draws, square as _square
     from duelbound.solvers.oracle import kl_half_core, losses_core, regret_core
     from duelbound.theory.counts import read_comparisons
 

@@ -39,11 +39,11 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..theory.counts import UndefinedPairs, WinCounts, as_win_counts, undefined_pairs
 from ..theory.errors import DuelboundError
 from ..theory.matrix import PreferenceMatrix
 from ..theory.posterior import MAX_SIGN_DRAWS, PosteriorStructure, posterior_structure
 from ..theory.tournament import Structure, structure
+from ..theory.win_counts import UndefinedPairs, WinCounts, as_win_counts, undefined_pairs
 from .bounds_report import BoundsReport, bounds_report
 from .cstar import LP_MAX_K
 from .interval import DEFAULT_DRAWS, IntervalReport, lower_bound_interval
@@ -158,9 +158,12 @@ class CountsAnswer:
         return self.text()
 
 
-def check_posterior_size(K: int, name: str | None = None) -> None:
+def check_posterior_size(K: int, name: str | None = None, why: str = "") -> None:
     """Refuse, before any K × K copy, a posterior interval it would take too long to draw:
     an LP per draw and draws × K(K − 1)/2 floats; limited to K ≤ :data:`~.cstar.LP_MAX_K`.
+
+    ``why``, when given, comes first in the message (e.g. how many pairs leave the plug-in
+    estimate undefined).
 
     Raises
     ------
@@ -168,7 +171,8 @@ def check_posterior_size(K: int, name: str | None = None) -> None:
         K > LP_MAX_K.
     """
     if K > LP_MAX_K:
-        raise DuelboundError(f"{name + ': ' if name else ''}a posterior interval needs an LP "
+        raise DuelboundError(f"{name + ': ' if name else ''}{why + '; ' if why else ''}"
+                             "a posterior interval needs an LP "
                              f"per draw and draws x {K * (K - 1) // 2} pairs in memory at "
                              f"K = {K}; it is limited to K <= {LP_MAX_K} (compare the missing "
                              "pairs, or drop arms)")
@@ -260,6 +264,8 @@ def answer_counts(counts: Any, *, question: str = "bounds", interval: float | No
         ans.notes.append(f"the plug-in C* is undefined ({u.n_tied} tied, {u.n_never} never "
                          f"compared pair(s)); answered with the {level:g} posterior interval "
                          f"({draws} draws)")
+        check_posterior_size(C.K, C.name, why=f"the plug-in C* is undefined ({u.n_tied} tied, "
+                             f"{u.n_never} never compared pair(s))")
         ans.interval = posterior_interval(C, level=level, **interval_options)
     return ans
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..theory.counts import as_win_counts, undefined_pairs
+from ..theory.win_counts import as_win_counts, undefined_pairs
 from .estimates import check_posterior_size
 from .interval import lower_bound_interval
 from .tables import Cell, Column, Markup, Table, latex_escape

@@ -20,7 +20,8 @@ from scipy import stats
 
 from duelbound.cli import main
 from duelbound.solvers import ecw_bound, lower_bound, lower_bound_interval
-from duelbound.solvers.interval import _first_order_shares, _pair_pos
+from duelbound.solvers.draws import pair_position
+from duelbound.solvers.sensitivity import first_order_shares
 from duelbound.theory import PreferenceMatrix, kl_half
 from duelbound.theory import tournament as st
 from duelbound.theory.counts import sample_counts
@@ -113,7 +114,7 @@ def test_flip_probabilities_match_the_beta_cdf_and_the_draws(cyclic_report):
         assert (p.wins, p.losses) == (w, l_)
         exact = stats.beta.cdf(0.5, w + 1, l_ + 1)  # P(µ_ij < 1/2): j is the true winner
         assert p.p_flip == pytest.approx(exact, rel=1e-9, abs=1e-300)
-        col = mu[:, _pair_pos(rep.K, p.i, p.j)]
+        col = mu[:, pair_position(rep.K, p.i, p.j)]
         frac = np.mean(col < 0.5) if p.i < p.j else np.mean(col > 0.5)
         assert abs(frac - exact) <= half_width_tol(exact, rep.draws)
         assert p.sd == pytest.approx(stats.beta.std(w + 1, l_ + 1), rel=1e-12)
@@ -161,7 +162,7 @@ def test_first_order_shares_on_a_known_model():
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(4000, 3))
     y = 3.0 * X[:, 0] + X[:, 1] + 0.0 * X[:, 2]
-    share = _first_order_shares(X, y, 10)
+    share = first_order_shares(X, y, 10)
     # for a linear y, η² is the squared correlation less the ~1 % lost to the binning
     for k in range(3):
         r2 = np.corrcoef(X[:, k], y)[0, 1] ** 2
@@ -250,7 +251,7 @@ def test_pair_position():
     K = 6
     iu = np.triu_indices(K, 1)
     for k, (a, b) in enumerate(zip(*iu)):
-        assert _pair_pos(K, int(a), int(b)) == k == _pair_pos(K, int(b), int(a))
+        assert pair_position(K, int(a), int(b)) == k == pair_position(K, int(b), int(a))
 
 
 # -- coverage (frequentist check of the credible interval) ----------------------------------
@@ -443,18 +444,19 @@ def test_cli_cstar_draws_and_workers(tmp_path, capsys):
 def test_closed_form_divergence_matches_the_oracle(case):
     """The single-term closed form (O(K) per pair) against the oracle at x = 1 off {a, b},
     x_ab = 0 on the tournament and on it with the pair flipped (O(K²) per pair)."""
-    from duelbound.solvers.interval import _divergent, _divergent_pairs, _square
+    from duelbound.solvers.divergence import divergent, divergent_pairs
+    from duelbound.solvers.draws import square
 
     K, signs = case
     sign = np.array(signs)
-    fast_cw, fast_ec = _divergent_pairs(K, sign)
-    base = _square(np.where(sign >= 0, 0.75, 0.25), K)
+    fast_cw, fast_ec = divergent_pairs(K, sign)
+    base = square(np.where(sign >= 0, 0.75, 0.25), K)
     iu = np.triu_indices(K, 1)
     for k in range(sign.size):
         a, b = int(iu[0][k]), int(iu[1][k])
         flipped = base.copy()
         flipped[a, b], flipped[b, a] = base[b, a], base[a, b]
-        slow = [_divergent(m, a, b) for m in (base, flipped)]
+        slow = [divergent(m, a, b) for m in (base, flipped)]
         assert fast_cw[k] == (slow[0][0] or slow[1][0]), (K, signs, a, b)
         assert fast_ec[k] == (slow[0][1] or slow[1][1]), (K, signs, a, b)
 

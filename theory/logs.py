@@ -8,7 +8,7 @@ policies, arm order, self-comparisons, ignored columns) are listed in
 :mod:`duelbound.theory.counts` and docs/theory.md, "Data formats".
 
 The names here were in :mod:`duelbound.theory.counts` until 0.2 and are still importable
-from there.
+from there (it imports them from here).
 
 Examples
 --------
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from .counts import MAX_COUNT, WinCounts
 from .errors import DuelboundError, MatrixFileError
 from .io import load_json, open_regular, short
 from .matrix import MAX_K, check_arm_names
+from .win_counts import MAX_COUNT, WinCounts
 
 __all__ = ["read_comparisons", "WINNER_COLUMNS", "OUTCOME_COLUMNS", "LMSYS_COLUMNS",
            "DRAW_POLICIES", "DRAW_CODES", "MAX_LOG_LINE_BYTES", "PROGRESS_MIN_BYTES"]

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .counts import MAX_LISTED_PAIRS, UndefinedPairs, as_win_counts, undefined_pairs
 from .errors import DuelboundError
+from .win_counts import MAX_LISTED_PAIRS, UndefinedPairs, as_win_counts, undefined_pairs
 
 __all__ = ["posterior_structure", "PosteriorStructure", "UndefinedPairs", "undefined_pairs",
            "winner_set_shares", "MAX_LISTED_PAIRS", "MAX_SIGN_DRAWS", "posterior_blocks",

@@ -1,0 +1,284 @@
+"""C* on many posterior draws: the exact evaluator and the workers that share the draws.
+
+Every draw is evaluated exactly: draws are grouped by tournament (the signs of µ − 1/2),
+one family-generation LP per (tournament, Copeland winner) is built and re-solved from its
+previous basis for the other draws of the group (in the evidence variables x = q·d the
+feasible set depends on the tournament only; [K16] Theorem 2, docs/math.md §5), and the
+vertex of an earlier solve is re-used while its basis stays optimal
+(:func:`~.parametric.basis_still_optimal`).  C^E* is the sorted-threshold rule of [K16]
+Theorem 5 (no LP).  :func:`solve_cstar_draws` farms the tournaments out to processes;
+:func:`auto_cstar_draws` decides how many draws get C* from K alone.
+
+Examples
+--------
+>>> import numpy as np
+>>> from duelbound.solvers.draws import DrawEvaluator, tournament_ids
+>>> P = np.array([[0.7, 0.8, 0.6], [0.75, 0.9, 0.55], [0.3, 0.8, 0.6]])  # 3 draws, K = 3
+>>> tournament_ids(P).tolist()
+[1, 1, 0]
+>>> ev = DrawEvaluator(3)
+>>> bool(np.all(ev.cstar(P, tournament_ids(P)) > 0)), ev.lp_solves <= 3
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..theory.errors import DuelboundError
+from .cstar import FamilyModel
+from .ecw import ecw_core
+from .formulations import pair_index
+from .lp import available_backend
+from .oracle import kl_half_core, losses_core, regret_core
+from .parametric import basis_checks, basis_still_optimal, pair_costs_core
+
+__all__ = ["DrawEvaluator", "solve_cstar_draws", "estimate_draw_seconds",
+           "estimate_cstar_seconds", "auto_cstar_draws", "resolve_cstar_draws", "announce",
+           "tournament_ids", "square", "pair_position", "DRAW_SECONDS", "WORKER_EFFICIENCY",
+           "AUTO_CSTAR_SECONDS", "MIN_CSTAR_DRAWS", "PARALLEL_MIN_SECONDS", "REUSE_MIN_GROUP"]
+
+#: A solve's basis is kept for re-use (no LP while it stays optimal) only when at least
+#: this many draws of the same tournament remain (computing its test costs a few LPs).
+REUSE_MIN_GROUP = 32
+_MAX_BASES = 64  # bases kept per (tournament, winner)
+#: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
+#: machine; benchmarks/bench_interval.py --large and the arena logs of docs/uncertainty.md):
+#: the family LP at K = 30 (mean of 30 draws), 100 (3.3–4.2 s over six) and 300 (25, 43 and
+#: 64 s over three).
+DRAW_SECONDS = {30: 0.02, 100: 3.8, 300: 44.0}
+#: Speed-up of each extra worker process (two HiGHS processes on two cores slow each other:
+#: 1.65× at K = 100, 1.85× at K = 300).
+WORKER_EFFICIENCY = 0.75
+#: ``cstar_draws="auto"`` solves C* on every draw when that is estimated to take at most
+#: this many single-core seconds, otherwise on the first ``AUTO_CSTAR_SECONDS / t`` draws,
+#: but never on fewer than :data:`MIN_CSTAR_DRAWS` (a rule of K alone: reproducible).
+AUTO_CSTAR_SECONDS = 80.0
+MIN_CSTAR_DRAWS = 20
+#: Below this much estimated LP work the draws are not spread over processes (starting a
+#: worker costs ~2 s: imports and numba's cache).
+PARALLEL_MIN_SECONDS = 20.0
+
+
+def estimate_draw_seconds(K: int) -> float:
+    """Rough single-core seconds of C* on one posterior draw with a tournament of its own:
+    piecewise power law through the measurements of :data:`DRAW_SECONDS` (extended beyond
+    them by the nearest piece); draws that share a tournament are much cheaper, so this is
+    an upper estimate."""
+    pts = sorted(DRAW_SECONDS.items())
+    k = 1 + sum(1 for k0, _ in pts[1:-1] if K > k0)  # the piece [pts[k - 1], pts[k]]
+    (k0, t0), (k1, t1) = pts[k - 1], pts[k]
+    return t0 * (K / k0) ** (math.log(t1 / t0) / math.log(k1 / k0))
+
+
+def estimate_cstar_seconds(K: int, n: int, workers: int) -> float:
+    """Rough wall seconds of C* on ``n`` draws with their own tournaments in ``workers``
+    processes (each worker after the first adds :data:`WORKER_EFFICIENCY` of one)."""
+    return n * estimate_draw_seconds(K) / (1.0 + WORKER_EFFICIENCY * (min(workers, n) - 1))
+
+
+def auto_cstar_draws(K: int, draws: int, tid: np.ndarray | None = None) -> int:
+    """How many of ``draws`` posterior draws ``cstar_draws="auto"`` solves C* on.
+
+    The largest n whose estimated LP work — one :func:`estimate_draw_seconds` per distinct
+    tournament among the first n draws (``tid``: their tournament ids; without them every
+    draw counts as a new one) — fits :data:`AUTO_CSTAR_SECONDS`, but at least
+    :data:`MIN_CSTAR_DRAWS`: a rule of K and of the draws, never of the machine."""
+    if tid is None:
+        new = np.ones(draws)
+    else:
+        first = np.zeros(draws)
+        first[np.unique(tid[:draws], return_index=True)[1]] = 1.0
+        new = first
+    fit = int(np.searchsorted(np.cumsum(new) * estimate_draw_seconds(K),
+                              AUTO_CSTAR_SECONDS, side="right"))
+    return draws if fit >= draws else min(draws, max(MIN_CSTAR_DRAWS, fit))
+
+
+def resolve_cstar_draws(cstar_draws: int | str | None, K: int, draws: int,
+                         tid: np.ndarray | None = None) -> int:
+    if cstar_draws is None:
+        return draws
+    if cstar_draws == "auto":
+        return auto_cstar_draws(K, draws, tid)
+    if isinstance(cstar_draws, str) or int(cstar_draws) < 10:
+        raise DuelboundError(f"cstar_draws must be an integer >= 10, 'auto' or None, got "
+                             f"{cstar_draws!r}")
+    return min(int(cstar_draws), draws)
+
+
+def announce(K: int, draws: int, n: int, tournaments: int, workers: int) -> None:
+    """Say on stderr, before the LPs, how many draws get C* and about how long it takes."""
+    import sys
+
+    seconds = estimate_cstar_seconds(K, tournaments, workers)
+    if seconds > 20:
+        took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+        print(f"duelbound: C* on {n} of {draws} draws ({tournaments} tournaments), about "
+              f"{took} on {workers} process(es) (~{estimate_draw_seconds(K):.2g} s per "
+              f"tournament at K = {K}; --cstar-draws N|all trades time for Monte Carlo "
+              "error)", file=sys.stderr)
+
+
+class DrawEvaluator:
+    """C* and C^E* of many matrices, grouped by tournament, with warm LP re-solves."""
+
+    def __init__(self, K: int, backend: str | None = None):
+        self.K = K
+        self.backend = available_backend(backend)
+        self.lp_solves = 0
+        self.models = 0
+        self.reused = 0
+
+    def cheap(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(C^E*, Copeland winners) of every draw: no LP (C^E* is the sorted threshold of
+        [K16] Theorem 5); the winners as a draws × K boolean array.  NaN / no winner for a
+        bootstrap draw with a tie."""
+        K, n = self.K, P.shape[0]
+        ecw, is_winner = np.full(n, np.nan), np.zeros((n, K), dtype=bool)
+        for s in range(n):
+            if np.any(P[s] == 0.5):  # bootstrap tie: C* and C^E* undefined
+                continue
+            mu = square(P[s], K)
+            d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+            is_winner[s] = L == L.min()
+            ecw[s] = float(ecw_core(mu, d, r)[0].min())
+        return ecw, is_winner
+
+    def cstar(self, P: np.ndarray, tid: np.ndarray) -> np.ndarray:
+        """C* of every draw of ``P`` (exact LP), tournament by tournament."""
+        out = np.full(P.shape[0], np.nan)
+        for t in np.unique(tid):
+            idx = np.flatnonzero(tid == t)
+            out[idx] = self._group(P[idx])
+        return out
+
+    def _group(self, P: np.ndarray) -> np.ndarray:
+        """C* of draws ``P`` of one tournament: one model per winner, warm re-solves, and
+        the vertices of earlier solves re-used while their basis stays optimal."""
+        K = self.K
+        models: dict[int, FamilyModel] = {}
+        bases: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+        c = np.empty(K * K)
+        out = np.full(P.shape[0], np.nan)
+        for pos in range(P.shape[0]):
+            if np.any(P[pos] == 0.5):
+                continue
+            mu = square(P[pos], K)
+            d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
+            pair_costs_core(L, d, c)
+            best = np.inf
+            for i1 in (int(w) for w in np.flatnonzero(L == L.min())):
+                hit = next((X for G, X in bases.get(i1, ()) if basis_still_optimal(G, c)), None)
+                if hit is not None:
+                    self.reused += 1
+                    best = min(best, float(c @ hit))
+                    continue
+                px = pair_index(mu, d, r, i1)
+                fm = models.get(i1)
+                if fm is None:
+                    fm = models[i1] = FamilyModel(mu, i1, px, self.backend, backend_checked=True)
+                    self.models += 1
+                else:
+                    fm.set_costs(mu, px)
+                sol = fm.solve()
+                self.lp_solves += 1
+                slots = px.pairs[:, 0] * K + px.pairs[:, 1]
+                X = np.zeros(K * K)
+                X[slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
+                best = min(best, float(c @ X))
+                cached = bases.setdefault(i1, [])
+                if P.shape[0] - pos > REUSE_MIN_GROUP and len(cached) < _MAX_BASES:
+                    G = basis_checks(fm.model.data, sol, slots, K * K, np.flatnonzero(c == 0.0))
+                    cached.append((G, X))
+            out[pos] = best
+        return out
+
+
+def tournament_ids(P: np.ndarray) -> np.ndarray:
+    """Tournament id of every draw (equal ids: equal signs of µ − 1/2 on every pair)."""
+    _, tid = np.unique(np.packbits(P > 0.5, axis=1), axis=0, return_inverse=True)
+    return tid.ravel()
+
+
+def square(p: np.ndarray, K: int) -> np.ndarray:
+    """The K × K matrix with µ_ab = p (a < b, ``np.triu_indices`` order)."""
+    iu = np.triu_indices(K, 1)
+    mu = np.full((K, K), 0.5)
+    mu[iu] = p
+    mu[iu[1], iu[0]] = 1.0 - p
+    return mu
+
+
+def pair_position(K: int, i: int, j: int) -> int:
+    """Position of the unordered pair {i, j} in ``np.triu_indices(K, 1)`` order."""
+    a, b = min(i, j), max(i, j)
+    return a * K - a * (a + 1) // 2 + (b - a - 1)
+
+
+def cstar_task(K: int, backend: str, P: np.ndarray, tid: np.ndarray
+                ) -> tuple[np.ndarray, int, int, int]:
+    """One worker's share of :meth:`DrawEvaluator.cstar` (a separate process)."""
+    ev = DrawEvaluator(K, backend)
+    vals = ev.cstar(P, tid)
+    return vals, ev.lp_solves, ev.models, ev.reused
+
+
+def solve_cstar_draws(ev: DrawEvaluator, P: np.ndarray, tid: np.ndarray, workers: int,
+                 progress: bool, meanwhile: Callable[[], Any] = lambda: None
+                 ) -> tuple[np.ndarray, Any]:
+    """C* of the draws ``P`` and the result of ``meanwhile()``.
+
+    In ``workers`` processes when there is enough LP work (each tournament stays in one
+    task, so its model and bases are shared); ``meanwhile`` (the work that needs no LP)
+    then runs in this process while they solve.  A bar over the draws on stderr."""
+    from tqdm import tqdm
+
+    n = P.shape[0]
+    out = np.full(n, np.nan)
+    groups = [np.flatnonzero(tid == t) for t in np.unique(tid)]
+    parallel = (workers > 1 and len(groups) > 1
+                and n * estimate_draw_seconds(ev.K) >= PARALLEL_MIN_SECONDS)
+    if not parallel:
+        other = meanwhile()
+        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K})", unit="draw", leave=False,
+                  disable=None if progress else True) as bar:
+            for idx in groups:
+                out[idx] = ev.cstar(P[idx], tid[idx])
+                bar.update(idx.size)
+        return out, other
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # spawn, not fork: HiGHS and numba keep threads, and a forked copy may hang on them
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(groups)),
+                               mp_context=multiprocessing.get_context("spawn"))
+    done = False
+    try:
+        futures = {pool.submit(cstar_task, ev.K, ev.backend, P[idx], tid[idx]): idx
+                   for idx in groups}
+        other = meanwhile()
+        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K}, {workers} processes)",
+                  unit="draw", leave=False, disable=None if progress else True) as bar:
+            for fut in as_completed(futures):
+                vals, solves, models, reused = fut.result()
+                idx = futures[fut]
+                out[idx] = vals
+                ev.lp_solves += solves
+                ev.models += models
+                ev.reused += reused
+                bar.update(idx.size)
+        done = True
+    except BrokenProcessPool as exc:
+        raise DuelboundError(
+            "the worker processes for the C* draws failed to start or died (from a script, "
+            "call lower_bound_interval under `if __name__ == \"__main__\":`, as every "
+            "multiprocessing program must; or pass workers=1)") from exc
+    finally:
+        pool.shutdown(wait=done, cancel_futures=True)
+    return out, other
