@@ -17,20 +17,17 @@ examples:
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
-from ..solvers.bounds_report import bounds_report
-from ..solvers.certificate import EXACT_MAX_K
-from ..solvers.cstar import AUTO_METHOD, CERTIFY_MAX_K, LP_MAX_K, METHODS
-from ..solvers.interval import METHODS as INTERVAL_METHODS
-from ..solvers.interval import lower_bound_interval
-from ..theory.errors import DuelboundError
-from ..theory.posterior import undefined_pairs
+from ..errors import DuelboundError
 from .common import (
     add_draws_arguments,
     add_feedback_arguments,
     add_json_option,
     add_matrix_arguments,
     check_json_option,
+    check_one_source,
     check_output_path,
     draws_options,
     emit_json,
@@ -45,10 +42,13 @@ NAME = "bounds"
 ORDER = 20
 HELP = "regret lower bound C* (exact LP, certified) and ECW-RMED's C^E*"
 
-_INDENT_MAX_K = 16
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..solvers.certificate import EXACT_MAX_K
+    from ..solvers.cstar import AUTO_METHOD, CERTIFY_MAX_K, LP_MAX_K, METHODS
+    from ..solvers.interval import METHODS as INTERVAL_METHODS
+
     add_matrix_arguments(parser)
     add_json_option(parser)
     parser.add_argument("--method", choices=METHODS, default="auto",
@@ -88,7 +88,6 @@ def _write_certificate(path: str, M, lb) -> None:
     """Write the certificate atomically, check it with the independent checker, and say so
     on stderr (stdout stays the report)."""
     import json
-    import sys
     import time
 
     from .. import __version__
@@ -105,92 +104,59 @@ def _write_certificate(path: str, M, lb) -> None:
           f"{out['upper_float']!r}]", file=sys.stderr)
 
 
-def _interval_only(args: argparse.Namespace, C, tied: list, never: list) -> int:
-    """Counts whose plug-in µ̂ is undefined (ties, unobserved pairs): say which pairs, and
-    answer with the posterior interval instead (docs/uncertainty.md)."""
-    import sys
-    import textwrap
+def _certify(args: argparse.Namespace) -> bool | str | None:
+    """``--certify*`` as the ``certify`` keyword; ``--certificate`` needs one."""
+    if args.certificate:
+        if args.certify is False:
+            raise DuelboundError("--certificate needs a certificate: drop --no-certify")
+        return args.certify or True
+    return args.certify
 
-    def named(what: str, pairs: list) -> None:
-        shown = "; ".join(f"{C.label(i)} vs {C.label(j)}" for i, j in pairs[:3])
-        more = f" ... {len(pairs) - 3} more (see --json)" if len(pairs) > 3 else ""
-        print("\n".join(textwrap.wrap(f"{what}: {shown}{more}", 100, initial_indent="  ",
-                                      subsequent_indent="    ", break_on_hyphens=False)))
 
-    why = [f"{len(tied)} pair(s) won equally often" if tied else "",
-           f"{len(never)} pair(s) never compared" if never else ""]
-    reason = " and ".join(w for w in why if w)
-    level = args.interval if args.interval is not None else 0.95
-    print(f"duelbound: the plug-in C* is undefined ({len(tied)} tied, {len(never)} never "
-          f"compared pair(s)); answering with the {level:g} posterior interval "
-          f"({args.draws} draws)", file=sys.stderr)
-    rep = lower_bound_interval(C, level=level, method="posterior",
-                               **draws_options(args, feedback(args, default=True)))
-    if not json_only(args):
-        print(f"plug-in C*: undefined — {reason}:")
-        if tied:
-            named("tied", tied)
-        if never:
-            named("never compared", never)
-        print("The posterior over the matrix is defined whatever the counts; its interval "
-              "follows.\n(--break-ties EPS would perturb the tied pairs instead; every "
-              "gap-dependent value\nwould then be an artefact of EPS.)\n")
-        print(rep.render())
-    emit_json(args, {"plug_in": {"defined": False, "reason": reason,
-                                 "tied": [list(p) for p in tied],
-                                 "never_compared": [list(p) for p in never]},
-                     "interval": rep.to_dict()}, indent=2 if C.K <= _INDENT_MAX_K else None)
-    return 0
+def _answer(args: argparse.Namespace) -> Any:
+    """The report of the command line's source: :func:`answer_counts` for win counts (the
+    plug-in report, or the posterior interval where the estimate is undefined), else
+    :func:`bounds_report` of the matrix.  Has ``text()``/``render()`` and ``to_dict()``."""
+    from ..solvers.bounds_report import bounds_report
+    from ..solvers.estimates import answer_counts
+
+    progress = feedback(args, default=True)
+    solver = {"method": args.method, "certify": _certify(args), "symbolic": args.symbolic,
+              "max_k": args.max_k or None, "progress": progress}
+    counts = load_counts(args)
+    if counts is None:
+        if args.interval is not None:
+            raise DuelboundError("--interval needs win counts: --counts FILE or "
+                                 "--comparisons FILE")
+        return bounds_report(load_matrix(args), **solver)
+    check_one_source(args)
+    if args.certificate:  # before any draw: the certificate needs the plug-in matrix
+        try:
+            counts.matrix(break_ties=args.break_ties)
+        except DuelboundError as exc:
+            raise DuelboundError(f"no certificate: {exc}") from None
+    ans = answer_counts(counts, question="bounds", interval=args.interval,
+                        interval_method=args.interval_method, break_ties=args.break_ties,
+                        **{**solver, **draws_options(args, progress)})
+    for note in ans.notes:
+        print(f"duelbound: {note}", file=sys.stderr)
+    return ans
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..solvers.bounds_report import BoundsReport
+
     check_output_path(args.certificate, option="--certificate")
     check_json_option(args)
-    counts = load_counts(args)
-    if counts is not None and args.break_ties is None:
-        # every pair listed in --json up to K = LP_MAX_K (where the interval is possible)
-        u = undefined_pairs(counts.wins, limit=LP_MAX_K * LP_MAX_K if counts.K <= LP_MAX_K
-                            else 0)
-        n_tied, n_never, tied, never = u.n_tied, u.n_never, u.tied, u.never
-        if n_tied or n_never:
-            if counts.K > LP_MAX_K:
-                raise DuelboundError(
-                    f"the plug-in C* is undefined ({n_tied} tied, {n_never} never compared "
-                    f"pair(s)) and its posterior interval needs an LP per draw at K = "
-                    f"{counts.K} (> {LP_MAX_K}); compare the missing pairs, or drop arms")
-            if args.certificate:
-                raise DuelboundError("no certificate: the plug-in matrix is undefined (tied or "
-                                     "never-compared pairs)")
-            if args.interval_method == "bootstrap":  # it resamples around the undefined µ̂
-                raise DuelboundError(
-                    f"--interval-method bootstrap resamples around the plug-in estimate, which "
-                    f"is undefined here ({n_tied} tied, {n_never} never compared pair(s)); "
-                    "drop it for the posterior interval, or --break-ties EPS")
-            return _interval_only(args, counts, tied, never)
-    M = load_matrix(args)
-    certify = args.certify
-    if args.certificate:
-        if certify is False:
-            raise DuelboundError("--certificate needs a certificate: drop --no-certify")
-        certify = certify or True
-    interval = None
-    if args.interval is not None:
-        counts = load_counts(args)
-        if counts is None:
-            raise DuelboundError("--interval needs win counts: --counts FILE or "
-                                 "--comparisons FILE")
-        interval = {"counts": counts, "level": args.interval, "method": args.interval_method,
-                    "break_ties": args.break_ties,
-                    **draws_options(args, feedback(args, default=True))}
-    rep = bounds_report(M, method=args.method, certify=certify, symbolic=args.symbolic,
-                        progress=feedback(args, default=True), max_k=args.max_k or None,
-                        interval=interval)
-    if args.certificate:
+    ans = _answer(args)
+    rep = getattr(ans, "bounds", ans)  # the plug-in BoundsReport, None when undefined
+    if args.certificate and rep is not None:
         if rep.lower_bound.proof is None:
             raise DuelboundError("no certificate written: "
                                  f"{rep.lower_bound.certificate.get('message')}")
-        _write_certificate(args.certificate, M, rep.lower_bound)
+        _write_certificate(args.certificate, rep.matrix, rep.lower_bound)
     if not json_only(args):
-        print(rep.render())
-    emit_json(args, rep.to_dict(), indent=rep.json_indent)
+        print(ans.text() if hasattr(ans, "text") else ans.render())
+    K = ans.counts.K if hasattr(ans, "counts") else ans.matrix.K
+    emit_json(args, ans.to_dict(), indent=2 if K <= BoundsReport.INDENT_MAX_K else None)
     return 0

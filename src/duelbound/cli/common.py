@@ -166,13 +166,18 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
 
 
 def undefined_counts(args: argparse.Namespace) -> list[WinCounts]:
-    """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament (a
-    tied or never-compared pair), unless ``--break-ties`` perturbs the ties away."""
-    from ..theory.posterior import undefined_pairs
+    """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament: a
+    never-compared pair, or a tied one unless ``--break-ties`` perturbs it (the rule of
+    :func:`~duelbound.solvers.estimates.answer_counts`)."""
+    from ..theory.counts import undefined_pairs
 
-    if getattr(args, "break_ties", None) is not None:
-        return []
-    return [C for C in _all_counts(args) if undefined_pairs(C.wins, limit=0)]
+    bt = getattr(args, "break_ties", None)
+    out = []
+    for C in _all_counts(args):
+        u = undefined_pairs(C, limit=0)
+        if u.n_never or (u.n_tied and bt is None):
+            out.append(C)
+    return out
 
 
 def load_counts(args: argparse.Namespace) -> WinCounts | None:
@@ -232,11 +237,16 @@ def input_count(args: argparse.Namespace) -> int:
         + len(_listed(args, "comparisons"))
 
 
-def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
-    """The single matrix named on the command line."""
+def check_one_source(args: argparse.Namespace) -> None:
+    """Refuse a command line that names more than one matrix source."""
     if input_count(args) > 1:
         raise _error("give one of a matrix FILE, --example NAME, --counts FILE or "
                      "--comparisons FILE, not several")
+
+
+def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
+    """The single matrix named on the command line."""
+    check_one_source(args)
     return load_matrices(args)[0]
 
 
@@ -520,7 +530,7 @@ def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dic
 def add_latex_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of LaTeX output shared by ``table`` and ``sweep-report``; read back with
     :func:`latex_style` and :func:`write_bib`."""
-    from ..solvers.tables import TEXTWIDTH_PT
+    from ..render import TEXTWIDTH_PT
 
     g = parser.add_argument_group("LaTeX output (--format latex)")
     g.add_argument("--latex-env", choices=("table", "table*", "none"), default="table",
@@ -539,7 +549,7 @@ def add_latex_arguments(parser: argparse.ArgumentParser) -> None:
 
 def latex_style(args: argparse.Namespace) -> Any:
     """The ``LatexStyle`` of the parsed LaTeX options."""
-    from ..solvers.tables import LatexStyle
+    from ..render import LatexStyle
 
     return LatexStyle(env=args.latex_env, resize=args.latex_resize, width=args.latex_width,
                       label=args.latex_label)

@@ -26,16 +26,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
-from ..solvers.tables import (
-    FORMATS,
-    LatexStyle,
-    notes_text,
-    render,
-    too_wide_message,
-)
-from ..theory.errors import DuelboundError
-from ..theory.regret import CONVENTIONS
+from ..errors import DuelboundError
+from ..render import FORMATS, LatexStyle, notes_text, render, too_wide_message
 from .common import (
     PLOT_EXTENSIONS,
     add_draws_arguments,
@@ -90,6 +82,9 @@ def _posterior_run(args: argparse.Namespace, style: LatexStyle) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..solvers.bound_terms import BOUNDS, DEFAULT_BOUNDS
+    from ..theory.regret import CONVENTIONS
+
     add_matrix_arguments(parser, many=True)
     parser.add_argument("--format", choices=FORMATS, default="md",
                         help="output format (default md)")
