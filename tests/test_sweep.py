@@ -131,10 +131,10 @@ def test_scheduler_path_gives_the_local_results(reference, external_cluster, tmp
     the client); the local default queues tasks on the scheduler.  Same results."""
     from dask.distributed import Client
 
-    from duelbound.checks.sweep.runner import _queueing_safe
+    from duelbound.checks.sweep.cluster import queueing_safe
 
     with Client(external_cluster, timeout="30s") as client:
-        assert not _queueing_safe(client)
+        assert not queueing_safe(client)
     path = tmp_path / "ext.sqlite"
     result = sweep(MATRICES, ALGORITHMS, T, RUNS, SEED, path, params=PARAMS,
                    scheduler=external_cluster)
@@ -210,8 +210,8 @@ def test_raising_and_dying_tasks_fail_after_one_retry(tmp_path, capsys, monkeypa
     with tasks queued on the scheduler (default) and with the client's own throttle."""
     from duelbound.checks.sweep import runner as sweep_module
 
-    real, seen = sweep_module._queueing_safe, []
-    monkeypatch.setattr(sweep_module, "_queueing_safe",
+    real, seen = sweep_module.queueing_safe, []
+    monkeypatch.setattr(sweep_module, "queueing_safe",
                         lambda client: seen.append(real(client) and queued) or seen[-1])
     doomed = datasets.load("unique_copeland").values
     files = []
@@ -310,9 +310,9 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
 def test_revive_replaces_a_nanny_that_gave_up():
     """A nanny whose restarted worker died while starting is left without a worker; the
     local cluster then gets a replacement from its spec instead of shrinking for good."""
-    from duelbound.checks.sweep.runner import _client
+    from duelbound.checks.sweep.cluster import dask_client
 
-    with _client(None, 2) as (client, revive):
+    with dask_client(None, 2) as (client, revive):
         cluster = client.cluster
         revive.grace = 0.5
         assert revive() == 0  # both workers alive

@@ -25,11 +25,9 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import json
-import logging
 import math
 import os
 import socket
@@ -48,10 +46,11 @@ from ...frames import (
     require_pandas,
     short_repr,
 )
-from ...render import Cell, Column, Table
 from ...theory.matrix import PreferenceMatrix
-from ...theory.regret import CONVENTIONS, check_convention, conversion_factor
-from .store import CONVENTION_COLUMNS, SweepStore, sweep_lock
+from ...theory.regret import CONVENTIONS
+from .cluster import dask_client, local_cluster_config, queueing_safe
+from .report import bounds_report_table, plot_report, report_table, summarise
+from .store import SweepStore, sweep_lock
 
 __all__ = ["SweepTask", "SweepResult", "derive_seed", "task_key", "grid", "sweep",
            "bounds_sweep", "execute_run", "execute_bounds", "resolve_algorithm",
@@ -223,7 +222,7 @@ def execute_bounds(M: PreferenceMatrix) -> dict[str, Any]:
     convention; C* is computed once, inside it).
     """
     def _go() -> dict[str, Any]:
-        bound_table, ecw_bound = _solver("bound_table"), _solver("ecw_bound")
+        from ...solvers import bound_table, ecw_bound  # the LP solvers: on the worker only
         t0 = time.perf_counter()
         entry = bound_table([M]).entries[0]
         ecw = ecw_bound(M)
@@ -231,140 +230,6 @@ def execute_bounds(M: PreferenceMatrix) -> dict[str, Any]:
                 "c_ecw": float(ecw.value), "entry": _plain(entry.to_dict()),
                 "ecw_bound": _plain(ecw.to_dict()), "wall_time": time.perf_counter() - t0}
     return _guarded(_go)
-
-
-def _solver(name: str) -> Callable[..., Any]:
-    """``duelbound.solvers.<name>``: the package export, else the function of the same-named
-    module (``lower_bound`` lives in ``duelbound.solvers.cstar``)."""
-    import types
-
-    import duelbound.solvers as solvers
-
-    obj = getattr(solvers, name, None)
-    if callable(obj) and not isinstance(obj, types.ModuleType):
-        return obj
-    return getattr(importlib.import_module(f"duelbound.solvers.{name}"), name)
-
-
-# -- the client side -------------------------------------------------------------------------
-def local_cluster_config() -> dict[str, Any]:
-    """Dask settings of the default ``LocalCluster`` (advised for a ``dask scheduler`` too).
-
-    * ``allowed-failures = 0``: a worker death fails the task at once; the sweep's
-      own retry (one resubmission) then applies, so "retried once" means once.
-    * ``worker-saturation = 1.0``: a worker is sent at most one task per thread and the
-      rest wait in the scheduler's queue, so every task assigned to a worker is running
-      and a worker that dies takes no innocent task with it; a freed thread gets its next
-      task from the scheduler at once (no client round trip).
-
-    :func:`_execute` checks both on the scheduler (:func:`_queueing_safe`) and otherwise
-    keeps only one task per worker thread in flight itself (slower, same guarantees).
-    """
-    return {"distributed.scheduler.allowed-failures": 0,
-            "distributed.scheduler.worker-saturation": 1.0}
-
-
-def _queueing_safe(client: Any) -> bool:
-    """True if the scheduler runs with the settings of :func:`local_cluster_config`."""
-    def probe(dask_scheduler: Any) -> tuple[float, int]:
-        return float(dask_scheduler.WORKER_SATURATION), int(dask_scheduler.allowed_failures)
-
-    try:
-        saturation, allowed = client.run_on_scheduler(probe)
-    except Exception:  # noqa: BLE001 -- a scheduler that refuses `run`: stay conservative
-        return False
-    return saturation == 1.0 and allowed == 0
-
-
-@contextlib.contextmanager
-def _client(scheduler: str | None, workers: int | None) -> Iterator[tuple[Any, Callable[[], int]]]:
-    """(client, revive): a client of the given scheduler, or of a new ``LocalCluster``.
-
-    ``revive()`` replaces the local cluster's dead worker processes and returns how many
-    it replaced (always 0 for an external scheduler, whose workers are not ours).
-    """
-    import dask
-    from dask.distributed import Client, LocalCluster
-
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
-                                 f"({exc})") from None
-        try:
-            yield client, lambda: 0
-        finally:
-            client.close()
-        return
-    n = int(workers) if workers else (os.cpu_count() or 1)
-    if n < 1:
-        raise DuelboundError(f"--workers must be positive, got {n}")
-    with dask.config.set(local_cluster_config()):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, host="127.0.0.1",
-                               silence_logs=logging.CRITICAL)
-        client = Client(cluster)
-        revive = _Reviver(cluster)
-        try:
-            yield client, revive
-        finally:
-            # Every result is committed by now.  A worker killed by the last tasks may
-            # still be restarting, or its nanny may have given up: let it come back
-            # before closing (closing under a starting worker prints its tracebacks),
-            # and never let a nanny's failure to close turn a finished sweep into an error.
-            with contextlib.suppress(Exception):
-                revive.grace = 0.0
-                revive()
-                client.wait_for_workers(n, timeout=30)
-            for close in (client.close, cluster.close):
-                with contextlib.suppress(Exception):
-                    close()
-
-
-class _Reviver:
-    """Replaces the worker processes of a ``LocalCluster`` that are gone for good.
-
-    A nanny restarts its worker process when it dies; but if the new process dies while
-    it is still starting (a queued task that kills workers is sent to it the moment it
-    registers), the nanny is left without a worker (distributed 2026.8,
-    ``Nanny.instantiate``/``_on_worker_exit``) and the cluster shrinks — to nothing, after
-    a few such crashes, and the sweep would wait in vain.  ``revive()`` replaces every
-    nanny that has had no live worker registered with the scheduler for ``grace``
-    seconds (its process dead) or 12 × ``grace`` (process alive but still not
-    registered) by a fresh one from the cluster's spec, and returns how many it replaced.
-    """
-
-    def __init__(self, cluster: Any, grace: float = 5.0) -> None:
-        self.cluster, self.grace = cluster, grace
-        self.missing_since: dict[Any, float] = {}
-
-    def __call__(self) -> int:
-        from distributed.core import Status
-
-        cluster = self.cluster
-        live = set(cluster.scheduler.workers)  # the LocalCluster's scheduler is in-process
-        now, gone = time.monotonic(), []
-        for name, nanny in list(cluster.workers.items()):
-            if nanny.status == Status.running and nanny.worker_address in live:
-                self.missing_since.pop(name, None)
-                continue
-            # a process that is alive may just be slow to start (imports, a busy machine)
-            proc = getattr(nanny.process, "process", None)
-            grace = self.grace * (12 if proc is not None and proc.is_alive() else 1)
-            if now - self.missing_since.setdefault(name, now) >= grace:
-                gone.append(name)
-        for name in gone:
-            self.missing_since.pop(name, None)
-            nanny = cluster.workers.pop(name, None)  # the cluster's loop may have dropped it
-            if nanny is not None:
-                with contextlib.suppress(Exception):
-                    cluster.sync(nanny.close, timeout=5)
-        if gone:
-            # the spec still names the removed nannies: scaling to the spec's size (public
-            # SpecCluster API) starts a fresh nanny for each; the sweep waits for workers
-            cluster.scale(len(cluster.worker_spec))
-        return len(gone)
 
 
 @dataclass
@@ -556,7 +421,7 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
 
     How many tasks are in flight decides who is blamed when a worker process dies: Dask
     fails *every* task assigned to the dead worker.  On a scheduler with the settings of
-    :func:`local_cluster_config` (checked by :func:`_queueing_safe`) a window of
+    :func:`local_cluster_config` (checked by :func:`queueing_safe`) a window of
     4 × threads tasks is submitted; being more than 2 × threads tasks of one group, they
     are "root-ish" and wait in the scheduler's queue, from which each worker thread gets
     one task at a time — so only the running task is blamed, and a freed thread is fed
@@ -564,7 +429,7 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
     left (too few to be queued), or the scheduler runs other settings, the client itself
     keeps one task per worker thread in flight (a client round trip per task).
     ``revive()`` is called every 5 s and while no worker is available (local cluster:
-    replaces worker processes that are gone for good, see :class:`_Reviver`).
+    replaces worker processes that are gone for good, see :class:`Reviver`).
     """
     from collections import deque
 
@@ -592,7 +457,7 @@ def _execute(client: Any, jobs: dict[str, tuple[Callable[..., Any], tuple]],
                     "worker": None}
         return out
 
-    queued = _queueing_safe(client)
+    queued = queueing_safe(client)
     queue = deque((key, 0) for key in jobs)
     pending: dict[Any, tuple[str, int]] = {}
     capacity = _Capacity(client)
@@ -751,7 +616,7 @@ def _run_grid(tasks: list[SweepTask], matrices: Sequence[PreferenceMatrix], stor
                 result.failed.append({**t, "error": out["error"], "attempts": attempts})
 
         t0 = time.perf_counter()
-        with _client(scheduler, workers) as (client, revive):
+        with dask_client(scheduler, workers) as (client, revive):
             result.startup = time.perf_counter() - t0
             t1 = time.perf_counter()
             with _progress(len(todo), progress, "sweep") as bar:
@@ -799,7 +664,7 @@ def _run_bounds(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
                                       "error": out["error"], "attempts": attempts})
 
         t0 = time.perf_counter()
-        with _client(scheduler, workers) as (client, revive):
+        with dask_client(scheduler, workers) as (client, revive):
             result.startup = time.perf_counter() - t0
             t1 = time.perf_counter()
             with _progress(len(todo), progress, "bounds") as bar:
@@ -810,227 +675,3 @@ def _run_bounds(matrices: Sequence[PreferenceMatrix], store: str | Path, *,
 
 
 # -- reports ---------------------------------------------------------------------------------
-def _bound_values(store: SweepStore, matrices: dict[str, PreferenceMatrix],
-                  ) -> tuple[dict[str, dict[str, float | None]], list[str]]:
-    """C*, C^E* (komiyama convention) per matrix: from the store's bound rows, else computed.
-
-    Returns the values and the reasons for values that are missing.
-    """
-    stored = {r["matrix_hash"]: r for r in store.bounds("ok")}
-    out, missing = {}, []
-    for h, M in matrices.items():
-        if h in stored:
-            out[h] = {"c_star": stored[h]["c_star"], "c_ecw": stored[h]["c_ecw"]}
-            continue
-        vals: dict[str, float | None] = {"c_star": None, "c_ecw": None}
-        for key, name in (("c_star", "lower_bound"), ("c_ecw", "ecw_bound")):
-            try:
-                fn = _solver(name)
-            except (ImportError, AttributeError):
-                missing.append(f"duelbound.solvers.{name} is not available")
-                continue
-            try:
-                vals[key] = float(fn(M).value)
-            except DuelboundError as exc:
-                missing.append(f"{name} failed on {M.name or h[:12]}: {exc}")
-        out[h] = vals
-    return out, sorted(set(missing))
-
-
-def summarise(store: str | Path, convention: str = "komiyama") -> list[dict[str, Any]]:
-    """One dict per (matrix, algorithm, params, T) of the store's runs.
-
-    Keys: ``matrix``, ``matrix_hash``, ``K``, ``algorithm``, ``params``, ``T``, ``runs``
-    (finished), ``failed``, ``mean``, ``std`` (ddof = 1), ``q10``, ``median``, ``q90``
-    of the final regret in ``convention``, ``per_log_T`` = mean / ln T, ``c_star`` and
-    ``c_ecw`` (C* and C^E* of [K16] Th. 2 / §4.2, komiyama convention, converted by
-    ``conversion_factor`` when a constant factor exists, else None), ``ratio`` =
-    per_log_T / C*, and ``notes`` (why a bound is missing).
-    """
-    import numpy as np
-
-
-    check_convention(convention)
-    col = CONVENTION_COLUMNS[convention]
-    with SweepStore(store, readonly=True) as st:
-        matrices = st.matrices()
-        rows = st.runs(None, decode=False, fields=["matrix_hash", "algorithm", "params", "T",
-                                                  "status", col])
-        bounds, notes = _bound_values(st, {h: M for h, M in matrices.items()
-                                           if any(r["matrix_hash"] == h for r in rows)})
-    try:
-        factor: float | None = conversion_factor("komiyama", convention)
-    except DuelboundError:
-        factor = None
-    groups: dict[tuple, dict[str, Any]] = {}
-    for r in rows:
-        g = groups.setdefault((r["matrix_hash"], r["algorithm"], r["params"], r["T"]),
-                              {"values": [], "failed": 0})
-        if r["status"] == "ok":
-            g["values"].append(r[col])
-        else:
-            g["failed"] += 1
-    out = []
-    for (h, alg, params, T), g in groups.items():
-        v = np.asarray(g["values"], dtype=np.float64)
-        M = matrices[h]
-        b = bounds[h]
-        conv = {k: (None if (x := b[k]) is None or factor is None else x * factor)
-                for k in ("c_star", "c_ecw")}
-        n = v.size
-        mean = float(v.mean()) if n else None
-        per_log = mean / math.log(T) if (mean is not None and T > 1) else None
-        q10, med, q90 = (np.quantile(v, [0.1, 0.5, 0.9]).tolist() if n else (None,) * 3)
-        out.append({
-            "matrix": M.name or h[:12], "matrix_hash": h, "K": M.K, "algorithm": alg,
-            "params": json.loads(params), "T": T, "runs": n, "failed": g["failed"],
-            "mean": mean, "std": float(v.std(ddof=1)) if n > 1 else None,
-            "q10": q10, "median": med, "q90": q90, "per_log_T": per_log,
-            **conv,
-            "ratio": (per_log / c_star) if (per_log is not None and (c_star := conv["c_star"]))
-            else None,
-            "notes": notes,
-        })
-    out.sort(key=lambda d: (d["matrix"], d["matrix_hash"], d["algorithm"], d["T"],
-                            json.dumps(d["params"], sort_keys=True)))
-    return out
-
-
-def report_table(store: str | Path, convention: str = "komiyama") -> Any:
-    """The sweep summary as a :class:`duelbound.render.Table` (same renderers as the
-    bound tables)."""
-
-    summary = summarise(store, convention)
-    foot = {
-        "a": "mean and sample std (ddof = 1) of the final cumulative regret R(T) over the "
-             "finished runs; q10/median/q90 are linear-interpolation quantiles",
-        "b": "R(T) / ln T: an empirical ratio at a finite horizon, not a limit",
-        "c": "[K16] Theorem 2 lower-bound constant C* and ECW-RMED constant C^E* (§4.2), "
-             "coefficients of log T, computed by duelbound.solvers",
-    }
-    notes = []
-    if convention != "komiyama":
-        notes.append("C* and C^E* are stated in the komiyama convention by [K16]; "
-                     + ("converted by the constant factor of theory.regret.conversion_factor."
-                        if convention == "zoghi" else
-                        "no constant factor converts them to this convention, so they are "
-                        "not shown."))
-    missing = sorted({m for row in summary for m in row["notes"]})
-    notes += [f"missing bound: {m}" for m in missing]
-    cols = [Column("matrix", "matrix", align="l"), Column("K", "K"),
-            Column("algorithm", "algorithm", align="l"), Column("T", "T", fmt="d"),
-            Column("runs", "runs"), Column("failed", "failed"),
-            Column("mean", "mean R(T)", notes=("a",), fmt=".4g"),
-            Column("std", "std", notes=("a",), fmt=".3g"),
-            Column("q10", "q10", fmt=".4g"), Column("median", "median", fmt=".4g"),
-            Column("q90", "q90", fmt=".4g"),
-            Column("per_log_T", "R(T)/ln T", notes=("b",), fmt=".4g"),
-            Column("c_star", "C*", unit="x log T", notes=("c",), fmt=".4g"),
-            Column("c_ecw", "C^E*", unit="x log T", notes=("c",), fmt=".4g"),
-            Column("ratio", "(R(T)/ln T)/C*", notes=("b",), fmt=".3g")]
-    rows = []
-    for s in summary:
-        alg = s["algorithm"] + (f" {json.dumps(s['params'], sort_keys=True)}"
-                                if s["params"] else "")
-        rows.append({c.key: (alg if c.key == "algorithm" else s[c.key]) for c in cols})
-    return Table("Sweep results: final regret per matrix and algorithm", cols, rows,
-                 footnotes=foot, convention=convention, notes=notes)
-
-
-def bounds_report_table(store: str | Path) -> Any:
-    """The rows of a ``--bounds-only`` sweep as a :class:`~duelbound.render.Table`:
-    C* with its certificate status, C^E*, and every upper-bound term of the bound table in
-    the komiyama convention, labelled by kind."""
-
-    with SweepStore(store, readonly=True) as st:
-        names = st.matrix_names()
-        rows = st.bounds("ok")
-    foot = {"c": "[K16] Theorem 2 lower-bound constant C* and ECW-RMED constant C^E* "
-                 "(§4.2), coefficients of log T, komiyama convention",
-            "o": "order term (no constant): not comparable with C*",
-            "l": "coefficient of log log T"}
-    cols = [Column("matrix", "matrix", align="l"), Column("K", "K"),
-            Column("c_star", "C*", unit="x log T", notes=("c",), fmt=".6g"),
-            Column("certificate", "C* certificate", align="l"),
-            Column("c_ecw", "C^E*", unit="x log T", notes=("c",), fmt=".6g")]
-    body = []
-    for r in rows:
-        res = r["result"]
-        row: dict[str, Any] = {"matrix": names.get(r["matrix_hash"], r["matrix_hash"][:12]),
-                               "K": res["entry"]["K"], "c_star": r["c_star"],
-                               "certificate": res.get("certificate"), "c_ecw": r["c_ecw"]}
-        for b in res["entry"]["bounds"]:
-            key = f"bound:{b['name']}"
-            if key not in {c.key for c in cols}:
-                cols.append(Column(key, b["name"], unit=f"x {b['multiplies']}", fmt=".4g"))
-            note = {"order term (no constant)": ("o",),
-                    "coefficient of log log T": ("l",)}.get(b["kind"], ())
-            row[key] = Cell(b["converted"]["value"], notes=note)
-        body.append(row)
-    return Table("Bound sweep: C*, C^E* and upper-bound terms per matrix", cols, body,
-                 footnotes=foot, convention="komiyama")
-
-
-def _with_defaults(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
-    """A simulator algorithm's parameters with its paper defaults filled in (plugins: as
-    given), so that labels say what actually ran."""
-    if ":" in algorithm:
-        return dict(params)
-    from ..simulate.simulator import ALGORITHMS
-
-    spec = ALGORITHMS.get(algorithm)
-    return {**(spec.defaults if spec is not None else {}), **params}
-
-
-def plot_report(store: str | Path, path: str | Path | None, convention: str = "komiyama",
-                log_y: bool = False) -> Any:
-    """Regret curves of a store: one panel per (matrix, T), one curve per algorithm.
-
-    Each curve is the mean over the runs with a shaded band between the 10 % and 90 %
-    quantiles over the runs, labelled with the algorithm and its parameters; C*·ln t and
-    C^E*·ln t are drawn in the komiyama convention.  Panels wrap after three columns and
-    the image stays below a few megapixels
-    (:func:`duelbound.checks.simulate.records.regret_figure`).
-    Runs whose checkpoints differ from the group's first run are left out.
-
-    Parameters
-    ----------
-    store : path of the store.
-    path : output file (``.png``, ``.svg``, ``.pdf``), or None to only return the figure.
-    convention : regret convention of the curves.
-    log_y : logarithmic regret axis.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import numpy as np
-
-    from ..simulate.records import Curve, algorithm_label, regret_figure
-
-    summary = {(s["matrix_hash"], s["T"]): s for s in summarise(store, convention)}
-    with SweepStore(store, readonly=True) as st:
-        names = st.matrix_names()
-        curves: dict[tuple, dict[str, list]] = {}
-        for r in st.iter_runs("ok", fields=["matrix_hash", "algorithm", "params", "T",
-                                            "checkpoints", "regret"]):
-            key = (r["matrix_hash"], r["T"])
-            alg = algorithm_label(r["algorithm"], _with_defaults(r["algorithm"], r["params"]))
-            curves.setdefault(key, {}).setdefault(alg, []).append(
-                (r["checkpoints"], r["regret"][convention]))
-    if not curves:
-        raise DuelboundError(f"{store} holds no finished run to plot")
-    panels = []
-    for key, algs in sorted(curves.items(), key=lambda kv: (summary[kv[0]]["K"],
-                                                           names.get(kv[0][0], ""), kv[0])):
-        lines = []
-        for alg, runs in sorted(algs.items()):
-            cps = runs[0][0]
-            ys = np.array([y for c, y in runs if c == cps], dtype=np.float64)
-            lines.append(Curve.from_runs(alg, cps, ys))
-        s = summary[key]
-        bounds = {"C*": s["c_star"], "C^E*": s["c_ecw"]}
-        panels.append((f"{names.get(key[0], key[0][:12])} (K = {s['K']}), T = {key[1]}",
-                       lines, {k: v for k, v in bounds.items() if v is not None}))
-    return regret_figure(panels, None if path is None else str(path), convention=convention,
-                         log_y=log_y)
