@@ -23,12 +23,9 @@ STRICT = ("duelbound.theory.counts", "duelbound.theory.logs", "duelbound.theory.
 
 #: module -> lines today (above MAX_LINES).
 LONG_FILES: dict[str, int] = {
-    "duelbound.checks.claims.catalogue": 1046,
     "duelbound.checks.simulate.algorithms.rmed": 858,
-    "duelbound.checks.sweep.runner": 1034,
     "duelbound.checks.verify.harness": 973,
     "duelbound.solvers.certificate": 841,
-    "duelbound.solvers.interval": 1024,
 }
 
 #: (module, function) -> cyclomatic complexity today (above the module's limit).
@@ -50,8 +47,6 @@ COMPLEX_FUNCTIONS: dict[tuple[str, str], int] = {
     ("duelbound.solvers.certificate", "ConstraintCheck.identify"): 25,
     ("duelbound.solvers.cstar", "lower_bound"): 33,
     ("duelbound.solvers.exact_lp", "solve_exact"): 45,
-    ("duelbound.solvers.interval", "lower_bound_interval"): 34,
-    ("duelbound.solvers.interval", "IntervalReport.render"): 27,
     ("duelbound.theory.io", "parse_table_cells"): 55,
 }
 
