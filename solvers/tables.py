@@ -10,35 +10,10 @@ from __future__ import annotations
 
 from importlib import resources
 
-from ..render import (
-    CITE_KEYS,
-    FORMATS,
-    TEXTHEIGHT_PT,
-    TEXTWIDTH_PT,
-    TEXTWIDTH_WIDE_PT,
-    Cell,
-    Column,
-    LatexLayout,
-    LatexStyle,
-    Markup,
-    Table,
-    Text,
-    concat,
-    format_value,
-    latex_data,
-    latex_escape,
-    latex_layout,
-    latex_text,
-    notes_text,
-    plain,
-    render,
-    too_wide_message,
-)
+from ..render import *  # noqa: F403 -- a re-export: every public name of duelbound.render
+from ..render import __all__ as _RENDER_NAMES
 
-__all__ = ["Column", "Cell", "Markup", "Table", "Text", "FORMATS", "render", "concat",
-           "format_value", "latex_escape", "latex_data", "latex_text", "plain", "LatexStyle",
-           "LatexLayout", "latex_layout", "notes_text", "bibliography", "CITE_KEYS",
-           "TEXTWIDTH_PT", "TEXTWIDTH_WIDE_PT", "TEXTHEIGHT_PT", "too_wide_message"]
+__all__ = [*_RENDER_NAMES, "bibliography"]
 
 
 def bibliography() -> str:

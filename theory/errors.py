@@ -8,20 +8,7 @@ can raise them without importing ``theory``.
 
 from __future__ import annotations
 
-from ..errors import (
-    DuelboundError,
-    InvalidMatrixError,
-    MatrixFileError,
-    SolverError,
-    TieError,
-    UnknownNameError,
-)
+from ..errors import *  # noqa: F403 -- a re-export: every public name of duelbound.errors
+from ..errors import __all__ as _ERROR_NAMES
 
-__all__ = [
-    "DuelboundError",
-    "InvalidMatrixError",
-    "TieError",
-    "MatrixFileError",
-    "SolverError",
-    "UnknownNameError",
-]
+__all__ = list(_ERROR_NAMES)
