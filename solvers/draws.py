@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cluster import dask_client, describe
 from ..theory.errors import DuelboundError
 from .cstar import FamilyModel
 from .ecw import ecw_core
@@ -100,26 +101,33 @@ def auto_cstar_draws(K: int, draws: int, tid: np.ndarray | None = None) -> int:
 
 
 def resolve_cstar_draws(cstar_draws: int | str | None, K: int, draws: int,
-                         tid: np.ndarray | None = None) -> int:
-    if cstar_draws is None:
+                        tid: np.ndarray | None = None) -> int:
+    """How many of the draws get C*: all (None or ``"all"``), the ``"auto"`` rule
+    (:func:`auto_cstar_draws`), or the first ``cstar_draws`` (an integer >= 10)."""
+    if cstar_draws is None or cstar_draws == "all":
         return draws
     if cstar_draws == "auto":
         return auto_cstar_draws(K, draws, tid)
     if isinstance(cstar_draws, str) or int(cstar_draws) < 10:
-        raise DuelboundError(f"cstar_draws must be an integer >= 10, 'auto' or None, got "
-                             f"{cstar_draws!r}")
+        raise DuelboundError(f"cstar_draws must be an integer >= 10, 'auto', 'all' or None, "
+                             f"got {cstar_draws!r}")
     return min(int(cstar_draws), draws)
 
 
-def announce(K: int, draws: int, n: int, tournaments: int, workers: int) -> None:
-    """Say on stderr, before the LPs, how many draws get C* and about how long it takes."""
+def announce(K: int, draws: int, n: int, tournaments: int, workers: int,
+             scheduler: str | None = None) -> None:
+    """Say on stderr, before the LPs, how many draws get C* and about how long it takes
+    (on an external cluster: the time of one core, whose workers this process cannot
+    count before it connects)."""
     import sys
 
-    seconds = estimate_cstar_seconds(K, tournaments, workers)
+    seconds = estimate_cstar_seconds(K, tournaments, 1 if scheduler else workers)
     if seconds > 20:
         took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+        where = (f"of one core, to share among the workers of {describe(scheduler, None)}"
+                 if scheduler else f"on {workers} process(es)")
         print(f"duelbound: C* on {n} of {draws} draws ({tournaments} tournaments), about "
-              f"{took} on {workers} process(es) (~{estimate_draw_seconds(K):.2g} s per "
+              f"{took} {where} (~{estimate_draw_seconds(K):.2g} s per "
               f"tournament at K = {K}; --cstar-draws N|all trades time for Monte Carlo "
               "error)", file=sys.stderr)
 
@@ -229,56 +237,48 @@ def cstar_task(K: int, backend: str, P: np.ndarray, tid: np.ndarray
 
 
 def solve_cstar_draws(ev: DrawEvaluator, P: np.ndarray, tid: np.ndarray, workers: int,
-                 progress: bool, meanwhile: Callable[[], Any] = lambda: None
-                 ) -> tuple[np.ndarray, Any]:
+                      progress: bool, meanwhile: Callable[[], Any] = lambda: None,
+                      scheduler: str | None = None) -> tuple[np.ndarray, Any]:
     """C* of the draws ``P`` and the result of ``meanwhile()``.
 
-    In ``workers`` processes when there is enough LP work (each tournament stays in one
-    task, so its model and bases are shared); ``meanwhile`` (the work that needs no LP)
-    then runs in this process while they solve.  A bar over the draws on stderr."""
+    Every tournament among the draws is one Dask task (:func:`cstar_task`: its draws share
+    one LP model and its bases, so the values are those of the serial loop; at K ≥ 30
+    nearly every draw has a tournament of its own, so nearly every draw is a task).  The
+    tasks go to the cluster at ``scheduler`` when one is given, else to a local cluster of
+    ``workers`` processes when ``workers`` > 1 and the estimated LP work exceeds
+    :data:`PARALLEL_MIN_SECONDS` (starting workers costs seconds); otherwise they run here.
+    ``meanwhile`` (the work that needs no LP) runs in this process while the workers
+    solve.  A bar over the draws on stderr when ``progress``."""
     from tqdm import tqdm
 
     n = P.shape[0]
     out = np.full(n, np.nan)
     groups = [np.flatnonzero(tid == t) for t in np.unique(tid)]
-    parallel = (workers > 1 and len(groups) > 1
-                and n * estimate_draw_seconds(ev.K) >= PARALLEL_MIN_SECONDS)
-    if not parallel:
-        other = meanwhile()
-        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K})", unit="draw", leave=False,
-                  disable=None if progress else True) as bar:
+    spread = scheduler is not None or (
+        workers > 1 and len(groups) > 1
+        and n * estimate_draw_seconds(ev.K) >= PARALLEL_MIN_SECONDS)
+    where = describe(scheduler, min(workers, len(groups))) if spread else "this process"
+    with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K}, {where})", unit="draw",
+              leave=False, disable=None if progress else True) as bar:
+        if not spread:
+            other = meanwhile()
             for idx in groups:
                 out[idx] = ev.cstar(P[idx], tid[idx])
                 bar.update(idx.size)
-        return out, other
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
+            return out, other
+        with dask_client(scheduler, min(workers, len(groups))) as client:
+            from dask.distributed import as_completed
 
-    # spawn, not fork: HiGHS and numba keep threads, and a forked copy may hang on them
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(groups)),
-                               mp_context=multiprocessing.get_context("spawn"))
-    done = False
-    try:
-        futures = {pool.submit(cstar_task, ev.K, ev.backend, P[idx], tid[idx]): idx
-                   for idx in groups}
-        other = meanwhile()
-        with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K}, {workers} processes)",
-                  unit="draw", leave=False, disable=None if progress else True) as bar:
+            futures = [client.submit(cstar_task, ev.K, ev.backend, P[idx], tid[idx],
+                                     pure=False) for idx in groups]
+            draws_of = {fut.key: idx for fut, idx in zip(futures, groups)}
+            other = meanwhile()
             for fut in as_completed(futures):
                 vals, solves, models, reused = fut.result()
-                idx = futures[fut]
+                idx = draws_of[fut.key]
                 out[idx] = vals
                 ev.lp_solves += solves
                 ev.models += models
                 ev.reused += reused
                 bar.update(idx.size)
-        done = True
-    except BrokenProcessPool as exc:
-        raise DuelboundError(
-            "the worker processes for the C* draws failed to start or died (from a script, "
-            "call lower_bound_interval under `if __name__ == \"__main__\":`, as every "
-            "multiprocessing program must; or pass workers=1)") from exc
-    finally:
-        pool.shutdown(wait=done, cancel_futures=True)
     return out, other

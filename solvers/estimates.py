@@ -19,7 +19,7 @@ Signature::
     answer_counts(counts, *, question="bounds", interval=None,
                   interval_method="posterior", draws=1000, cstar_draws="auto", seed=0,
                   break_ties=None, method="auto", certify=None, symbolic=False,
-                  max_k=LP_MAX_K, workers=1, progress=False) -> CountsAnswer
+                  max_k=LP_MAX_K, workers=1, scheduler=None, progress=False) -> CountsAnswer
 
 Examples
 --------
@@ -191,8 +191,8 @@ def answer_counts(counts: Any, *, question: str = "bounds", interval: float | No
                   cstar_draws: int | str | None = "auto", seed: int | None = 0,
                   break_ties: float | None = None, method: str = "auto",
                   certify: bool | str | None = None, symbolic: bool = False,
-                  max_k: int | None = LP_MAX_K, workers: int = 1, progress: bool = False,
-                  ) -> CountsAnswer:
+                  max_k: int | None = LP_MAX_K, workers: int = 1, scheduler: str | None = None,
+                  progress: bool = False) -> CountsAnswer:
     """The answer for win counts: plug-in where µ̂ has a tournament, posterior otherwise.
 
     Parameters
@@ -220,7 +220,11 @@ def answer_counts(counts: Any, *, question: str = "bounds", interval: float | No
     method, certify, symbolic, max_k, progress
         As in :func:`~.cstar.lower_bound` for the plug-in C*.
     workers : int
-        Processes for the C* draws of the interval.
+        Worker processes of a local Dask cluster for the C* draws of the interval (used when
+        the LP work is large enough: :func:`~.draws.solve_cstar_draws`).
+    scheduler : str, optional
+        Address of an existing Dask cluster (``tcp://host:port``): every C* draw of the
+        interval is a task there.
 
     Returns
     -------
@@ -243,7 +247,7 @@ def answer_counts(counts: Any, *, question: str = "bounds", interval: float | No
         break_ties=break_ties)
     ans = CountsAnswer(question, C, u, M)
     interval_options = {"draws": draws, "seed": seed, "workers": workers, "progress": progress,
-                        "cstar_draws": None if cstar_draws == "all" else cstar_draws}
+                        "cstar_draws": cstar_draws, "scheduler": scheduler}
     if M is not None and question == "structure":
         ans.structure = structure(M)
     elif M is not None:

@@ -105,7 +105,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                          backend: str | None = None, break_ties: float | None = None,
                          progress: bool = False, cstar_draws: int | str | None = None,
                          workers: int = 1, plug_in: LowerBoundResult | None = None,
-                         ) -> IntervalReport:
+                         scheduler: str | None = None) -> IntervalReport:
     """C* and C^E* of the matrix estimated from win counts, with intervals.
 
     Parameters
@@ -133,18 +133,23 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         then defined (for the perturbed matrix, and say so); the draws are unchanged.
     progress : bool
         A progress bar over the draws on stderr (tqdm; silent when not a terminal).
-    cstar_draws : int or "auto", optional
+    cstar_draws : int, "auto" or "all", optional
         Solve C* (an LP per draw with its own tournament: ~4 s at K = 100, ~45 s at
         K = 300) on the first this many draws only; C^E*, the winner sets and the flip
-        risks still use every draw.  None: every draw.  ``"auto"``: every draw when
+        risks still use every draw.  None or ``"all"``: every draw.  ``"auto"``: every draw when
         that is estimated to take at most :data:`AUTO_CSTAR_SECONDS` single-core seconds,
         else that budget's worth but at least :data:`MIN_CSTAR_DRAWS`
         (:func:`auto_cstar_draws`; a rule of K, so the answer does not depend on the
         machine).  The draws are i.i.d., so the first n are a sample of n: the C* ends
         and their Monte Carlo bands are those of n draws.
     workers : int
-        Processes for the C* LPs (each tournament stays in one process); used when the
-        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS`.
+        Worker processes of a local Dask cluster for the C* LPs, started when the
+        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS` (one task per tournament
+        among the draws: :func:`~.draws.solve_cstar_draws`).
+    scheduler : str, optional
+        Address (``tcp://host:port``) of an existing Dask cluster: every C* draw is a task
+        there, whatever the amount of work (``workers`` is then ignored).  The values are
+        those of a serial run.
     plug_in : LowerBoundResult, optional
         C* of the plug-in matrix, already solved (e.g. certified for the bounds): used
         instead of solving it again.  It must be the C* of µ̂ (with ``break_ties``, of
@@ -192,7 +197,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
     n_cs = resolve_cstar_draws(cstar_draws, K, draws, tid)
     ev = DrawEvaluator(K, backend)
     if progress:
-        announce(K, draws, n_cs, int(np.unique(tid[:n_cs]).size), workers)
+        announce(K, draws, n_cs, int(np.unique(tid[:n_cs]).size), workers, scheduler)
 
     def without_lp() -> tuple:
         # runs while the worker processes solve the C* draws
@@ -203,7 +208,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
             ecw_bound(Mhat) if Mhat is not None else None)
 
     cs, (ec, is_win, (div_cw, div_ec), lb, eb) = solve_cstar_draws(
-        ev, s.P[:n_cs], tid[:n_cs], workers, progress, without_lp)
+        ev, s.P[:n_cs], tid[:n_cs], workers, progress, without_lp, scheduler)
     notes += _draw_notes(ec, draws, n_cs, K)
     cs_q, ec_q = np.where(np.isnan(cs), np.inf, cs), np.where(np.isnan(ec), np.inf, ec)
 
@@ -227,7 +232,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         winners=winners, p_winners=p_win, winner_sets=winner_set_shares(is_win, _SHOWN),
         same_tournament=same_t, tournaments=int(tid.max()) + 1, pairs=pairs, notes=notes,
         stats={"lp_solves": ev.lp_solves, "models": ev.models, "reused": ev.reused,
-               "cstar_draws": n_cs, "workers": workers, "wall_time": time.perf_counter() - t0},
+               "cstar_draws": n_cs, "workers": workers, "scheduler": scheduler,
+               "wall_time": time.perf_counter() - t0},
         samples={"mu": s.P, "cstar": cs, "ecw": ec})
 
 

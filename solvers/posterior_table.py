@@ -38,14 +38,15 @@ _DMIN = Markup("Delta_min", r"$\Delta_{\min}$")
 
 def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 1000,
                     seed: int | None = 0, cstar_draws: int | str | None = "auto",
-                    workers: int = 1, progress: bool = False) -> Table:
+                    workers: int = 1, progress: bool = False, scheduler: str | None = None
+                    ) -> Table:
     """One row per set of win counts: the posterior of C* and C^E* where µ̂ has none.
 
     Parameters
     ----------
     counts : sequence of array_like or ``WinCounts``
         Win counts (K × K); named ones (``.name``, ``.arms``) label rows and winners.
-    level, draws, seed, cstar_draws, workers, progress
+    level, draws, seed, cstar_draws, workers, progress, scheduler
         As in :func:`~.interval.lower_bound_interval` (``cstar_draws="auto"`` by default:
         C* needs an LP per draw).
 
@@ -72,7 +73,8 @@ def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 
         label = C.name or f"counts{idx + 1}"
         check_posterior_size(C.K, label)  # before the draws' copies
         rep = lower_bound_interval(C, level=level, draws=draws, seed=seed,
-                                   cstar_draws=cstar_draws, workers=workers, progress=progress)
+                                   cstar_draws=cstar_draws, workers=workers, progress=progress,
+                                   scheduler=scheduler)
         u = undefined_pairs(C, limit=0)
         top, share = rep.winner_sets[0] if rep.winner_sets else ((), 0.0)
         rows.append({
