@@ -53,38 +53,11 @@ import stat
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..errors import DuelboundError  # the ground floor: imports no layer
+
 if TYPE_CHECKING:
     from ..theory.counts import WinCounts
     from ..theory.matrix import PreferenceMatrix
-
-
-def _error(message: str) -> Exception:
-    """A :class:`DuelboundError` of the ground floor (imports no layer)."""
-    from ..errors import DuelboundError
-
-    return DuelboundError(message)
-
-#: Width of the lists in text outputs (the whole line stays under ~120 characters).
-LIST_WIDTH = 100
-
-
-def clip(items: list[str], sep: str = ", ", full: bool = False, width: int = LIST_WIDTH) -> str:
-    """Join ``items`` up to ``width`` characters, then "… N more (--json / --full)".
-
-    Whole items only, so a long arm name is never cut into something that looks like
-    another arm.
-    """
-    if full:
-        return sep.join(items)
-    out: list[str] = []
-    used = 0
-    for k, item in enumerate(items):
-        add = len(item) + (len(sep) if out else 0)
-        if out and used + add > width:
-            return sep.join(out) + f"{sep}… {len(items) - k} more (--json / --full)"
-        out.append(item)
-        used += add
-    return sep.join(out)
 
 
 def horizon(text: str) -> int:
@@ -197,7 +170,7 @@ def load_counts(args: argparse.Namespace) -> WinCounts | None:
     if not found:
         return None
     if len(found) > 1:
-        raise _error("give one --counts or --comparisons file, not several")
+        raise DuelboundError("give one --counts or --comparisons file, not several")
     C = found[0]
     name = getattr(args, "name", None)
     return replace(C, name=name) if name else C
@@ -216,8 +189,8 @@ def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
     names = _listed(args, "example")
     counts = _all_counts(args)
     if not files and not names and not counts:
-        raise _error("give a matrix FILE, --example NAME, --counts FILE or "
-                     "--comparisons FILE")
+        raise DuelboundError("give a matrix FILE, --example NAME, --counts FILE or "
+                             "--comparisons FILE")
     bt = args.break_ties
     out = [read_matrix(f, break_ties=bt) for f in files]
     out += [datasets.load(n, break_ties=bt) for n in names]
@@ -225,7 +198,7 @@ def load_matrices(args: argparse.Namespace) -> list[PreferenceMatrix]:
     rename = getattr(args, "name", None)
     if rename:
         if len(out) > 1:
-            raise _error(f"--name needs exactly one matrix, got {len(out)}")
+            raise DuelboundError(f"--name needs exactly one matrix, got {len(out)}")
         out = [out[0].renamed(rename)]
     return out
 
@@ -240,8 +213,8 @@ def input_count(args: argparse.Namespace) -> int:
 def check_one_source(args: argparse.Namespace) -> None:
     """Refuse a command line that names more than one matrix source."""
     if input_count(args) > 1:
-        raise _error("give one of a matrix FILE, --example NAME, --counts FILE or "
-                     "--comparisons FILE, not several")
+        raise DuelboundError("give one of a matrix FILE, --example NAME, --counts FILE or "
+                             "--comparisons FILE, not several")
 
 
 def load_matrix(args: argparse.Namespace) -> PreferenceMatrix:
@@ -296,7 +269,7 @@ def write_atomically(path: str, text: str) -> None:
             os.unlink(tmp)
             raise
     except OSError as exc:
-        raise _error(f"cannot write {path}: {exc.strerror}") from None
+        raise DuelboundError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _json_default(obj: Any) -> Any:
@@ -342,27 +315,27 @@ def check_output_path(path: str | None, kinds: tuple[str, ...] | None = None,
     if path is None or path == "-":
         return
     if not path.strip():
-        raise _error(f"{option}: the path is empty")
+        raise DuelboundError(f"{option}: the path is empty")
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if kinds is not None and ext not in kinds:
-        raise _error(f"{option} {path}: unsupported extension "
-                     f"(use {', '.join('.' + k for k in kinds)})")
+        raise DuelboundError(f"{option} {path}: unsupported extension "
+                             f"(use {', '.join('.' + k for k in kinds)})")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise _error(f"{option} {path}: folder {folder} does not exist")
+        raise DuelboundError(f"{option} {path}: folder {folder} does not exist")
     if os.path.islink(path):  # the rename would replace the link, not its target
-        raise _error(f"{option} {path}: is a symbolic link; give the path of the file "
-                     "itself (a link is never replaced)")
+        raise DuelboundError(f"{option} {path}: is a symbolic link; give the path of the file "
+                             "itself (a link is never replaced)")
     if os.path.isdir(path):
-        raise _error(f"{option} {path}: is a folder, not a file")
+        raise DuelboundError(f"{option} {path}: is a folder, not a file")
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-        raise _error(f"{option} {path}: is not a regular file (a FIFO, device or "
-                     "socket): refused before any work starts")
+        raise DuelboundError(f"{option} {path}: is not a regular file (a FIFO, device or "
+                             "socket): refused before any work starts")
     if os.path.exists(path):
         if not os.access(path, os.W_OK):
-            raise _error(f"{option} {path}: file is not writable")
+            raise DuelboundError(f"{option} {path}: file is not writable")
     elif not os.access(folder, os.W_OK | os.X_OK):
-        raise _error(f"{option} {path}: folder {folder} is not writable")
+        raise DuelboundError(f"{option} {path}: folder {folder} is not writable")
 
 
 # -- --json [FILE] ---------------------------------------------------------------------
@@ -410,11 +383,11 @@ def check_json_option(args: argparse.Namespace) -> None:
         return
     for other in _input_paths(args):
         if os.path.exists(other) and os.path.exists(path) and os.path.samefile(other, path):
-            raise _error(f"--json {path}: is also given as an input or another output; "
-                         "put --json last or give another file")
+            raise DuelboundError(f"--json {path}: is also given as an input or another output; "
+                                 "put --json last or give another file")
     if os.path.exists(path) and not path.lower().endswith(".json"):
-        raise _error(f"--json {path}: an existing file that is not .json; refused (bare "
-                     "--json prints JSON on stdout: put it after the FILE arguments)")
+        raise DuelboundError(f"--json {path}: an existing file that is not .json; refused (bare "
+                             "--json prints JSON on stdout: put it after the FILE arguments)")
 
 
 def emit_json(args: argparse.Namespace, data: Any, *, indent: int | None = 2) -> None:
@@ -451,7 +424,7 @@ class _DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
 
-def add_workers_option(parser: argparse.ArgumentParser, help: str = "worker processes") -> None:
+def add_workers_option(parser: Any, help: str = "worker processes") -> None:
     """``--workers N`` (default None: the command's own default); ``--processes N`` is a
     hidden alias that warns."""
     parser.add_argument("--workers", type=positive_int, default=None, metavar="N", help=help)
@@ -482,21 +455,23 @@ def feedback(args: argparse.Namespace, default: bool | None = None) -> bool | No
 
 # -- draws from win counts (bounds, table) ----------------------------------------------
 
-def add_draws_arguments(parser: argparse.ArgumentParser) -> None:
+def add_draws_arguments(parser: argparse.ArgumentParser, title: str | None = None) -> None:
     """``--draws``, ``--seed``, ``--cstar-draws`` and ``--workers`` of the posterior (or
-    bootstrap) draws from win counts; read back with :func:`draws_options`."""
+    bootstrap) draws from win counts (in a group of the help headed ``title`` when given);
+    read back with :func:`draws_options`."""
     from ..solvers.interval import AUTO_CSTAR_SECONDS, DEFAULT_DRAWS, MIN_CSTAR_DRAWS
 
-    parser.add_argument("--draws", type=positive_int, default=DEFAULT_DRAWS, metavar="N",
-                        help=f"draws from the counts (default {DEFAULT_DRAWS})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the draws")
-    parser.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
-                        help="solve C* (an LP per draw: ~4 s at K = 100, ~45 s at K = 300) "
-                             "on the first N draws only; the winner sets, flip risks and "
-                             "C^E* use every draw.  auto (default): every draw when that "
-                             f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
-                             f"many but at least {MIN_CSTAR_DRAWS} (a rule of K: reproducible)")
-    add_workers_option(parser, help="processes for the C* draws (default: the CPUs, at most 8)")
+    group: Any = parser if title is None else parser.add_argument_group(title)
+    group.add_argument("--draws", type=positive_int, default=DEFAULT_DRAWS, metavar="N",
+                       help=f"draws from the counts (default {DEFAULT_DRAWS})")
+    group.add_argument("--seed", type=int, default=0, help="seed of the draws")
+    group.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
+                       help="solve C* (an LP per draw: ~4 s at K = 100, ~45 s at K = 300) "
+                            "on the first N draws only; the winner sets, flip risks and "
+                            "C^E* use every draw.  auto (default): every draw when that "
+                            f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
+                            f"many but at least {MIN_CSTAR_DRAWS} (a rule of K: reproducible)")
+    add_workers_option(group, help="processes for the C* draws (default: the CPUs, at most 8)")
 
 
 def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dict[str, Any]:
@@ -516,10 +491,10 @@ def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dic
         try:
             cstar = int(raw)
         except ValueError:
-            raise _error(f"--cstar-draws takes an integer, 'all' or 'auto', got "
-                         f"{args.cstar_draws!r}") from None
+            raise DuelboundError(f"--cstar-draws takes an integer, 'all' or 'auto', got "
+                                 f"{args.cstar_draws!r}") from None
         if cstar < 10:
-            raise _error(f"--cstar-draws must be >= 10, got {cstar}")
+            raise DuelboundError(f"--cstar-draws must be >= 10, got {cstar}")
     workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
     return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
             "progress": progress}

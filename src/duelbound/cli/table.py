@@ -111,9 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(the sidecar of --format csv, which holds data only)")
     parser.add_argument("--plot", metavar="FILE", help="log-scale chart (.png/.svg/.pdf)")
     add_latex_arguments(parser)
-    add_draws_arguments(parser.add_argument_group(
-        "win counts whose estimate has no tournament (tied or never-compared pairs): the "
-        "posterior table"))
+    add_draws_arguments(parser, "win counts whose estimate has no tournament (tied or "
+                        "never-compared pairs): the posterior table")
     add_feedback_arguments(parser)
     g = parser.add_argument_group("bound parameters")
     for p, text in (("alpha", "CCB / D-TS parameter alpha > 0.5 (default 0.51)"),
