@@ -314,30 +314,40 @@ def test_every_module_is_in_the_room_lists():
 # -- errors never hide ---------------------------------------------------------------------
 #: Broad handlers (bare ``except``, ``except Exception``/``BaseException``) that neither
 #: re-raise nor say why on their line, as of today; the list can only shrink.
-#: (module, line) — a line number, so editing the file above the handler shows up here too.
-BLIND_EXCEPT_EXCEPTIONS: set[tuple[str, int]] = {
+#: (module, enclosing function).
+BLIND_EXCEPT_EXCEPTIONS: set[tuple[str, str]] = {
     # user objects' __index__ and unpacking in the untrusted child: any exception of user
     # code is a refused request there, but the reason belongs on the line
-    ("duelbound.checks.verify.child", 103),
-    ("duelbound.checks.verify.child", 221),
+    ("duelbound.checks.verify.child", "_as_index"),
+    ("duelbound.checks.verify.child", "_run_select"),
 }
 
 
-def _blind_handlers(mod: str) -> set[tuple[str, int]]:
+def _blind_handlers(mod: str) -> set[tuple[str, str]]:
     source = MODULES[mod].read_text()
     lines = source.splitlines()
     out = set()
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.ExceptHandler):
-            continue
-        names = ([node.type] if not isinstance(node.type, ast.Tuple) else node.type.elts) \
-            if node.type is not None else []
-        broad = node.type is None or any(
-            isinstance(n, ast.Name) and n.id in ("Exception", "BaseException") for n in names)
-        reraises = any(isinstance(n, ast.Raise) for n in ast.walk(node))
-        if broad and not reraises and "#" not in lines[node.lineno - 1]:
-            out.add((mod, node.lineno))
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, f"{where}.{child.name}" if where else child.name)
+                continue
+            if isinstance(child, ast.ExceptHandler) and _blind(child, lines):
+                out.add((mod, where or "<module>"))
+            visit(child, where)
+
+    visit(ast.parse(source), "")
     return out
+
+
+def _blind(node: ast.ExceptHandler, lines: list[str]) -> bool:
+    names = ([] if node.type is None else
+             node.type.elts if isinstance(node.type, ast.Tuple) else [node.type])
+    broad = node.type is None or any(
+        isinstance(n, ast.Name) and n.id in ("Exception", "BaseException") for n in names)
+    reraises = any(isinstance(n, ast.Raise) for n in ast.walk(node))
+    return broad and not reraises and "#" not in lines[node.lineno - 1]
 
 
 def test_no_blind_broad_except():
@@ -352,6 +362,8 @@ def test_the_blind_except_scan_can_fail(tmp_path, monkeypatch):
     fake = tmp_path / "blind.py"
     fake.write_text("try:\n    x = 1\nexcept Exception:\n    x = 2\n"
                     "try:\n    x = 1\nexcept Exception:  # why\n    x = 2\n"
-                    "try:\n    x = 1\nexcept BaseException:\n    raise\n")
+                    "def f():\n    try:\n        x = 1\n    except BaseException:\n        raise\n"
+                    "def g():\n    try:\n        x = 1\n    except:\n        pass\n")
     monkeypatch.setitem(MODULES, "duelbound.blind", fake)
-    assert _blind_handlers("duelbound.blind") == {("duelbound.blind", 3)}
+    assert _blind_handlers("duelbound.blind") == {("duelbound.blind", "<module>"),
+                                                  ("duelbound.blind", "g")}
