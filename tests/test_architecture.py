@@ -27,9 +27,9 @@ import duelbound.theory
 LAZY_OK = ("duelbound.solvers", "duelbound.theory.draw", "duelbound.checks.simulate")
 #: The ground floor: root utilities every layer may use, importing no layer (and nothing
 #: above the ground floor): errors, table renderers, plots, pandas frames, version checks,
-#: the old names of moved modules.
+#: a Dask client, the old names of moved modules.
 GROUND = ("duelbound.errors", "duelbound.render", "duelbound.plots", "duelbound.frames",
-          "duelbound.compat", "duelbound.moved")
+          "duelbound.compat", "duelbound.cluster", "duelbound.moved")
 LAZY_FROM_ANYWHERE = ("duelbound.cli",)
 #: What each layer may import (docs/architecture.md): theory < solvers < checks < cli.
 LAYERS = {"duelbound.theory": ("duelbound.solvers", "duelbound.checks", "duelbound.cli"),
