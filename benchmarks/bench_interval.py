@@ -12,6 +12,7 @@ share of replications with an unbounded upper end and the mean P(winner set righ
     python benchmarks/bench_interval.py --coverage --reps 200 --draws 400
     python benchmarks/bench_interval.py --coverage --method bootstrap --reps 200
     python benchmarks/bench_interval.py --large 100 300
+    python benchmarks/bench_interval.py --dask 30:1000 100:40
 
 Large: an LMSYS-style log of K arms (``bench_logs.write_log``; 2 000 battles per arm),
 the single-core seconds of C* on each of the first three posterior draws (the numbers
@@ -140,8 +141,9 @@ def large(Ks: list[int]) -> None:
     import tempfile
 
     from duelbound.solvers.cstar import FamilyModel
+    from duelbound.solvers.draws import auto_cstar_draws
+    from duelbound.solvers.draws import square as _square
     from duelbound.solvers.formulations import pair_index
-    from duelbound.solvers.draws import auto_cstar_draws, square as _square
     from duelbound.solvers.oracle import kl_half_core, losses_core, regret_core
     from duelbound.theory.counts import read_comparisons
 
@@ -182,6 +184,53 @@ def large(Ks: list[int]) -> None:
               f"{auto_cstar_draws(K, 1000)} | {wall:.0f} | {peak:.0f} |", flush=True)
 
 
+def dask_draws(specs: list[str], workers: int = 2) -> None:
+    """C* on the first N of 1 000 posterior draws (``K:N``) of an LMSYS-style log of K arms,
+    side by side in one process: serially, then on a local Dask cluster of ``workers``
+    processes (its start-up included: it is part of what a user waits for).  Extrapolated
+    to all 1 000 draws when N < 1 000 (per-draw time × 1 000, plus the start-up)."""
+    import sys
+    import tempfile
+
+    from duelbound.cluster import dask_client
+    from duelbound.solvers import draws as draws_module
+    from duelbound.theory.counts import read_comparisons
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_logs import write_log
+
+    draws_module.PARALLEL_MIN_SECONDS = 0.0  # always on the cluster when workers > 1
+    t = time.perf_counter()
+    with dask_client(workers=workers):
+        pass
+    startup = time.perf_counter() - t
+    print(f"`uptime`: {os.popen('uptime').read().strip()}")
+    print(f"local Dask cluster of {workers} workers: start-up and close {startup:.1f} s")
+    print("| K | C* draws | tournaments | serial s | Dask s | ratio | Dask s per draw "
+          "| 1 000 draws, Dask (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for spec in specs:
+        K, n = (int(x) for x in spec.split(":"))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "log.csv")
+            write_log(path, K, 2000 * K, seed=3)
+            C = read_comparisons(path)
+        lower_bound_interval(C, draws=1000, cstar_draws=10)  # numba's cache, imports
+        times, reps = [], []
+        for w in (1, workers):
+            t = time.perf_counter()
+            reps.append(lower_bound_interval(C, draws=1000, cstar_draws=max(n, 10), workers=w))
+            times.append(time.perf_counter() - t)
+        assert np.array_equal(reps[0].samples["cstar"], reps[1].samples["cstar"])
+        per = (times[1] - startup) / n
+        total = times[1] if n >= 1000 else startup + 1000 * per
+        tours = int(np.unique(np.packbits(reps[1].samples["mu"][:n] > 0.5, axis=1),
+                              axis=0).shape[0])
+        print(f"| {K} | {n} | {tours} | {times[0]:.1f} | {times[1]:.1f} | "
+              f"{times[0] / times[1]:.2f} | {per:.3g} | "
+              f"{total:.0f}{'' if n >= 1000 else ' (extrapolated)'} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", action="store_true")
@@ -194,7 +243,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=None, help="coverage: only this n per pair")
     ap.add_argument("--timing-draws", default="200,400,1000")
     ap.add_argument("--large", type=int, nargs="+", metavar="K", default=None)
+    ap.add_argument("--dask", nargs="+", metavar="K:N", default=None,
+                    help="C* on N of 1 000 draws at K, serial and on 2 local Dask workers")
     args = ap.parse_args()
+    if args.dask:
+        dask_draws(args.dask)
+        return
     if args.large:
         large(args.large)
     if not (args.timing or args.coverage or args.large):

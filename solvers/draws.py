@@ -60,9 +60,11 @@ WORKER_EFFICIENCY = 0.75
 #: but never on fewer than :data:`MIN_CSTAR_DRAWS` (a rule of K alone: reproducible).
 AUTO_CSTAR_SECONDS = 80.0
 MIN_CSTAR_DRAWS = 20
-#: Below this much estimated LP work the draws are not spread over processes (starting a
-#: worker costs ~2 s: imports and numba's cache).
-PARALLEL_MIN_SECONDS = 20.0
+#: Below this much estimated single-core LP work the draws stay in this process: a local
+#: Dask cluster costs seconds to start and close (15 s on the loaded 2-core machine) and each
+#: worker pays the imports and numba's cache; at K = 30 (all 1 000 draws, ~20 s estimated)
+#: two workers took 82 s against 49 s serially (benchmarks/bench_interval.py --dask).
+PARALLEL_MIN_SECONDS = 60.0
 
 
 def estimate_draw_seconds(K: int) -> float:

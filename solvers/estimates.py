@@ -25,9 +25,8 @@ Examples
 --------
 >>> import numpy as np
 >>> from duelbound.solvers.estimates import answer_counts
->>> W = np.array([[0, 6, 9], [6, 0, 8], [1, 2, 0]])   # arms 0 and 1 tied 6 : 6
->>> ans = answer_counts(W, draws=200, seed=0)
->>> ans.defined, ans.undefined.n_tied, ans.interval.cstar.draws
+>>> ans = answer_counts(np.array([[0, 0, 9], [0, 0, 8], [1, 2, 0]]), draws=200, seed=0)
+>>> ans.defined, ans.undefined.n_never, ans.interval.cstar.draws   # 0 and 1 never met
 (False, 1, 200)
 >>> answer_counts(np.array([[0, 7, 9], [3, 0, 6], [1, 4, 0]]), certify=False).defined
 True

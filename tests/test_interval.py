@@ -399,10 +399,11 @@ def test_bad_cstar_draws_and_workers(kw):
 
 
 def test_worker_processes_give_the_same_values(cyclic_report, monkeypatch):
-    from duelbound.solvers import interval
+    """A local Dask cluster of two workers (solvers/draws.py) gives the serial values."""
+    from duelbound.solvers import draws
 
     W, full = cyclic_report
-    monkeypatch.setattr(interval, "PARALLEL_MIN_SECONDS", 0.0)  # spread even this small job
+    monkeypatch.setattr(draws, "PARALLEL_MIN_SECONDS", 0.0)  # spread even this small job
     rep = lower_bound_interval(W, draws=400, seed=1, workers=2)
     assert rep.stats["workers"] == 2
     np.testing.assert_allclose(rep.samples["cstar"], full.samples["cstar"], rtol=1e-7)
