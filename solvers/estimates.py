@@ -245,8 +245,9 @@ def answer_counts(counts: Any, *, question: str = "bounds", interval: float | No
     M = None if u.n_never or (u.n_tied and break_ties is None) else C.matrix(
         break_ties=break_ties)
     ans = CountsAnswer(question, C, u, M)
-    interval_options = {"draws": draws, "seed": seed, "workers": workers, "progress": progress,
-                        "cstar_draws": cstar_draws, "scheduler": scheduler}
+    interval_options: dict[str, Any] = {
+        "draws": draws, "seed": seed, "workers": workers, "progress": progress,
+        "cstar_draws": cstar_draws, "scheduler": scheduler}
     if M is not None and question == "structure":
         ans.structure = structure(M)
     elif M is not None:
