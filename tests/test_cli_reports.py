@@ -102,3 +102,30 @@ def test_table_on_counts_takes_the_draw_options_and_has_the_ce_low_column(tmp_pa
     assert float(row["C^E* 95% low"]) == rep.ecw.lower
     assert float(row["C* (x log T)"]) == rep.cstar.median and row["C* draws"] == "120"
     assert float(row["C^E* 95% low"]) <= float(row["C^E* (x log T)"])
+
+
+@pytest.mark.parametrize("command, module, name", [
+    ("bounds", "duelbound.solvers.estimates", "answer_counts"),
+    ("table", "duelbound.solvers.posterior_table", "posterior_table")])
+def test_the_draw_options_reach_the_library(command, module, name, tmp_path, monkeypatch):
+    import importlib
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(importlib.import_module(module), name, spy)
+    f = tmp_path / "w.txt"
+    f.write_text(TIED)
+    with pytest.raises(Stop):
+        main([command, "--counts", str(f), "--draws", "50", "--seed", "2", "--cstar-draws",
+              "all", "--workers", "3", "--scheduler", "tcp://127.0.0.1:8786", "--quiet"])
+    assert {k: seen[k] for k in ("draws", "seed", "cstar_draws", "workers", "scheduler",
+                                 "progress")} == {
+        "draws": 50, "seed": 2, "cstar_draws": None, "workers": 3,
+        "scheduler": "tcp://127.0.0.1:8786", "progress": False}

@@ -432,6 +432,12 @@ def add_workers_option(parser: Any, help: str = "worker processes") -> None:
                         new="--workers", help=argparse.SUPPRESS)
 
 
+def add_scheduler_option(parser: Any, what: str) -> None:
+    """``--scheduler ADDRESS``: an existing Dask cluster (``tcp://host:port``) for ``what``."""
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help=f"{what}, e.g. tcp://127.0.0.1:8786")
+
+
 def add_feedback_arguments(parser: argparse.ArgumentParser) -> None:
     """``--quiet`` / ``--progress``: progress bars and notices on stderr (default: only when
     stderr is a terminal); read them back with :func:`feedback`.  ``--no-progress``, an
@@ -471,12 +477,16 @@ def add_draws_arguments(parser: argparse.ArgumentParser, title: str | None = Non
                             "C^E* use every draw.  auto (default): every draw when that "
                             f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
                             f"many but at least {MIN_CSTAR_DRAWS} (a rule of K: reproducible)")
-    add_workers_option(group, help="processes for the C* draws (default: the CPUs, at most 8)")
+    add_workers_option(group, help="workers of a local Dask cluster for the C* draws, started "
+                                   "when their LPs are estimated to take long (default: the "
+                                   "CPUs, at most 8)")
+    add_scheduler_option(group, "an existing Dask scheduler: every C* draw is a task there")
 
 
 def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dict[str, Any]:
-    """The keywords ``draws``, ``seed``, ``cstar_draws``, ``workers`` and ``progress`` of
-    ``lower_bound_interval`` / ``posterior_table`` from :func:`add_draws_arguments`.
+    """The keywords ``draws``, ``seed``, ``cstar_draws``, ``workers``, ``scheduler`` and
+    ``progress`` of ``lower_bound_interval`` / ``answer_counts`` / ``posterior_table`` from
+    :func:`add_draws_arguments`.
 
     Raises
     ------
@@ -497,7 +507,7 @@ def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dic
             raise DuelboundError(f"--cstar-draws must be >= 10, got {cstar}")
     workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, 8)
     return {"draws": args.draws, "seed": args.seed, "cstar_draws": cstar, "workers": workers,
-            "progress": progress}
+            "scheduler": args.scheduler, "progress": progress}
 
 
 # -- LaTeX tables --------------------------------------------------------------------

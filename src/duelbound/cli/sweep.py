@@ -36,6 +36,7 @@ from .common import (
     add_feedback_arguments,
     add_json_option,
     add_matrix_arguments,
+    add_scheduler_option,
     add_workers_option,
     check_json_option,
     check_output_path,
@@ -64,8 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='per-algorithm parameters, e.g. \'{"d-ts": {"alpha": 0.51}}\'')
     parser.add_argument("--store", required=True, metavar="FILE.sqlite",
                         help="SQLite store (created if missing, resumed if present)")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="existing Dask scheduler, e.g. tcp://127.0.0.1:8786")
+    add_scheduler_option(parser, "existing Dask scheduler")
     add_workers_option(parser, help="worker processes of the local cluster (default: CPU count)")
     parser.add_argument("--bounds-only", action="store_true",
                         help="compute C* and C^E* of every matrix instead of simulating")
