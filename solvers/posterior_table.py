@@ -28,12 +28,33 @@ from .estimates import check_posterior_size
 from .interval import lower_bound_interval
 from .tables import Cell, Column, Markup, Table, latex_escape
 
-__all__ = ["posterior_table"]
+__all__ = ["posterior_table", "undefined_estimates"]
 
 _C = Markup("C*", "$C^{*}$")
 _CE = Markup("C^E*", "$C^{E*}$")
 _LOG_T = Markup("x log T", r"$\times\log T$")
 _DMIN = Markup("Delta_min", r"$\Delta_{\min}$")
+
+
+def undefined_estimates(counts: Sequence[Any], break_ties: float | None = None) -> list[Any]:
+    """The win counts among ``counts`` whose estimate µ̂ has no tournament, so no row in a
+    bound table: a pair never compared, or one won equally often unless ``break_ties``
+    perturbs it (the rule of :func:`~.estimates.answer_counts`).  :func:`posterior_table`
+    answers for them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tied, fine = np.array([[0, 6], [6, 0]]), np.array([[0, 7], [3, 0]])
+    >>> [len(undefined_estimates([tied, fine])), len(undefined_estimates([tied], 1e-3))]
+    [1, 0]
+    """
+    out = []
+    for C in counts:
+        u = undefined_pairs(as_win_counts(C), limit=0)
+        if u.n_never or (u.n_tied and break_ties is None):
+            out.append(C)
+    return out
 
 
 def posterior_table(counts: Sequence[Any], *, level: float = 0.95, draws: int = 1000,

@@ -129,3 +129,26 @@ def test_the_draw_options_reach_the_library(command, module, name, tmp_path, mon
                                  "progress")} == {
         "draws": 50, "seed": 2, "cstar_draws": None, "workers": 3,
         "scheduler": "tcp://127.0.0.1:8786", "progress": False}
+
+
+def test_the_table_rule_for_undefined_estimates_is_the_library_rule():
+    """undefined_estimates (what table on counts asks) against a brute-force reading of
+    "a pair never compared, or one tied unless ties are broken"."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from duelbound.solvers.posterior_table import undefined_estimates
+
+    @given(st.integers(2, 5).flatmap(lambda K: st.lists(
+        st.integers(0, 3), min_size=K * K, max_size=K * K).map(
+        lambda v: np.array(v).reshape(K, K))), st.sampled_from([None, 1e-3]))
+    def check(W, bt):
+        np.fill_diagonal(W, 0)
+        K = len(W)
+        pairs = [(i, j) for i in range(K) for j in range(i + 1, K)]
+        never = any(W[i, j] + W[j, i] == 0 for i, j in pairs)
+        tied = any(W[i, j] == W[j, i] > 0 for i, j in pairs)
+        expected = never or (tied and bt is None)
+        assert bool(undefined_estimates([W], bt)) == expected
+
+    check()

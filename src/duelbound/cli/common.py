@@ -139,18 +139,11 @@ def _all_counts(args: argparse.Namespace) -> list[WinCounts]:
 
 
 def undefined_counts(args: argparse.Namespace) -> list[WinCounts]:
-    """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament: a
-    never-compared pair, or a tied one unless ``--break-ties`` perturbs it (the rule of
-    :func:`~duelbound.solvers.estimates.answer_counts`)."""
-    from ..theory.counts import undefined_pairs
+    """The ``--counts`` / ``--comparisons`` sources whose estimate µ̂ has no tournament
+    (:func:`~duelbound.solvers.posterior_table.undefined_estimates` decides)."""
+    from ..solvers.posterior_table import undefined_estimates
 
-    bt = getattr(args, "break_ties", None)
-    out = []
-    for C in _all_counts(args):
-        u = undefined_pairs(C, limit=0)
-        if u.n_never or (u.n_tied and bt is None):
-            out.append(C)
-    return out
+    return undefined_estimates(_all_counts(args), getattr(args, "break_ties", None))
 
 
 def load_counts(args: argparse.Namespace) -> WinCounts | None:
