@@ -143,8 +143,8 @@ def test_warning_when_a_table_cannot_fit(tmp_path, capsys):
 
 def test_layout_estimate_matches_tex(tmp_path, capsys):
     """The width estimate that decides the panels is within 10 % of TeX's, never below it."""
-    from duelbound.solvers.comparison import bound_table
     from duelbound.render.latex import _tex_tabular
+    from duelbound.solvers.comparison import bound_table
     from duelbound.theory import datasets
 
     tables = [bound_table([datasets.load("cyclic")]).to_table(),
