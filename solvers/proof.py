@@ -37,7 +37,7 @@ __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclo
            "float_below", "float_above"]
 
 FORMAT = "duelbound-cstar-certificate"
-VERSION = 1
+VERSION = 2
 #: Relative precision (bits) of the d enclosures, cost bounds and rounded duals: the
 #: enclosure's relative width is a few times 2^-BITS plus the certificate's own gap.
 BITS = 100
@@ -121,7 +121,9 @@ class Enclosure:
 
     @property
     def relative_width(self) -> float:
-        return float((self.upper - self.lower) / self.lower) if self.lower > 0 else math.inf
+        """Of the printed (binary64) bracket, as ``check-certificate`` prints it."""
+        lo, hi = self.lower_float, self.upper_float
+        return (hi - lo) / lo if lo > 0 else math.inf
 
     def summary(self) -> dict[str, Any]:
         """The JSON-ready statement (no proof data): bracket, width, source, per winner."""
@@ -143,7 +145,7 @@ class Enclosure:
     def document(self) -> dict[str, Any]:
         """The self-contained certificate (docs/certificates.md), JSON-ready."""
         return {
-            "format": FORMAT, "version": VERSION, **self.meta,
+            "format": FORMAT, "version": VERSION,
             "statement": "C* ([K16] Theorem 2, komiyama regret) of the matrix 'mu' lies in "
                          "[claim.lower, claim.upper]",
             "matrix": {"K": len(self.mu), "source": self.source,
@@ -178,7 +180,11 @@ class CostBounds:
             return Fraction(0), Fraction(0)
         if (a, b) not in self.table:
             dl, dh = kl_half_enclosure(self.mu[a][b], BITS + 20)
-            dl, dh = _dyadic(dl, BITS + 10, up=False), _dyadic(dh, BITS + 10, up=True)
+            # each end at least 2^-(BITS+8) relative away from d: a checker working at
+            # 128 bits decides d⁻ ≤ d ≤ d⁺ at its first precision
+            slack = Fraction(1, 1 << (BITS + 8))
+            dl = _dyadic(dl * (1 - slack), BITS + 10, up=False)
+            dh = _dyadic(dh * (1 + slack), BITS + 10, up=True)
             self.table[a, b] = (dl, dh, _dyadic(r / dh, BITS, up=False),
                                 _dyadic(r / dl, BITS, up=True))
         return self.table[a, b][2], self.table[a, b][3]
@@ -212,10 +218,11 @@ def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
     for end in (0, 1):
         total = sum((costs.of(i1, j)[end] for j in range(K) if mu[i1][j] > half), Fraction(0))
         for i2 in range(K):
-            if i2 != i1:
-                c = [costs.of(j, i2)[end] for j in range(K)
-                     if j not in (i1, i2) and mu[i2][j] < half]
-                total += _threshold(c, L[i2] - min(L) + 1)
+            members = [j for j in range(K) if j not in (i1, i2) and mu[i2][j] < half]
+            if i2 != i1 and 1 <= L[i2] - min(L) + 1 <= len(members):  # else no threshold:
+                # its pairs are not read (and need no cost entry in the certificate)
+                total += _threshold([costs.of(j, i2)[end] for j in members],
+                                    L[i2] - min(L) + 1)
         out.append(total)
     return out[0], out[1]
 
