@@ -238,11 +238,9 @@ def _prefix(X: list[list[Fraction]], owner: int, members: list[int]) -> list[Fra
 
 
 def _rows(e: dict, i1: int, T: dict) -> dict:
-    """x̂ in (0, 1]; every dual row a constraint of R_{i1} with y > 0; every box w > 0 on a
-    pair some row of i1 uses.  Returns Aᵀy as {pair: {q: Σ numerators}}."""
+    """Every dual row a constraint of R_{i1} with y > 0; every box w > 0 on a pair some row
+    of i1 uses.  Returns Aᵀy as {pair: {q: Σ numerators}}."""
     L, l1, beaten, beats = T["L"], T["L"][i1], T["beaten"], T["beats"]
-    for k, (_, _, x) in enumerate(e["primal"]):
-        _need(0 < x <= 1, "primal", f"per_winner[{i1}].primal[{k}]: x = {x} not in (0, 1]")
     g: dict[tuple[int, int], dict[int, int]] = {}
     for k, r in enumerate(e["dual"]):
         y, i2, l, I, S = r["y"], r["i2"], r["l"], r["I"], r["S"]
@@ -334,6 +332,10 @@ def check_certificate(doc) -> dict:
     c = _read(doc)
     T, mu = _tournament(c), c["matrix"]["mu"]
     L, K, r0 = T["L"], len(mu), 2 * min(T["L"])
+    for e in c["per_winner"]:
+        for k, (_, _, x) in enumerate(e["primal"]):
+            _need(0 < x <= 1, "primal", f"per_winner[{e['winner']}].primal[{k}]: x = {x} not in "
+                  "(0, 1]")
     G = {e["winner"]: _rows(e, e["winner"], T) for e in c["per_winner"]}
     used = {(a, b) for e in c["per_winner"] for a, b, _ in e["primal"]} | set().union(*G.values())
     for i1 in c["winners"]:
@@ -354,17 +356,18 @@ def check_certificate(doc) -> dict:
               "c- d+ <= r <= c+ d-")
         costs[a, b] = (cl, ch)
     cost = lambda a, b: costs.get((a, b) if a < b else (b, a), (ZERO, ZERO))  # noqa: E731
-    for e in c["per_winner"]:
-        i1, upper = e["winner"], _primal_upper(e, e["winner"], T, cost)
-        box = {(a, b): w for a, b, w in e["box"]}
-        for p, groups in G[i1].items():  # (Aᵀy)_p − w_p ≤ c⁻_p
+    uppers = {e["winner"]: _primal_upper(e, e["winner"], T, cost) for e in c["per_winner"]}
+    for e in c["per_winner"]:  # (Aᵀy)_p − w_p ≤ c⁻_p
+        i1, box = e["winner"], {(a, b): w for a, b, w in e["box"]}
+        for p, groups in G[i1].items():
             _need(_sum(groups) - box.get(p, ZERO) <= cost(*p)[0], "dual",
                   f"per_winner[{i1}]: dual infeasible at pair {p}: (A^T y)_p - w_p > c-_p")
         ys: dict[int, int] = {}
         for r in e["dual"]:
             ys[r["y"].denominator] = ys.get(r["y"].denominator, 0) + r["y"].numerator
-        e["proven"] = (_sum(ys) - sum(box.values(), ZERO), upper)
-        _stated(e, f"per_winner[{i1}]", *e["proven"])
+        e["proven"] = (_sum(ys) - sum(box.values(), ZERO), uppers[i1])
+    for e in c["per_winner"]:
+        _stated(e, f"per_winner[{e['winner']}]", *e["proven"])
     lower, upper = (min(e["proven"][k] for e in c["per_winner"]) for k in (0, 1))
     _stated(c["claim"], "claim", lower, upper)
     ecw = [(_ecw(i1, 0, T, cost), _ecw(i1, 1, T, cost)) for i1 in c["winners"]]
