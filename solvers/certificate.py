@@ -46,8 +46,8 @@ from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-           "certify_winner", "certify_lower_bound", "symbolic_value", "MAX_DENOMINATOR",
-           "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
+           "certify_winner", "certify_lower_bound", "certify_mode", "MODES", "symbolic_value",
+           "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
 #: at K = 136) and the floating-point (interval) certificate first above it.
@@ -622,6 +622,25 @@ def _float_route(M, ws, c: list[Fraction]) -> tuple[dict[str, Any], Certificate 
     return res, cert
 
 
+#: Certification modes; "interval" is the deprecated spelling of "float-dual" ("interval"
+#: names the posterior interval of C*, :mod:`.interval`, and nothing else).
+MODES = ("auto", "exact", "float-dual")
+
+
+def certify_mode(mode: str) -> str:
+    """``mode`` checked, with the deprecated alias "interval" mapped to "float-dual"."""
+    if mode == "interval":
+        import warnings
+
+        warnings.warn("certify mode 'interval' is renamed 'float-dual'", DeprecationWarning,
+                      stacklevel=3)
+        return "float-dual"
+    if mode not in MODES:
+        raise UnknownNameError(f"unknown certificate mode {mode!r}; choose 'auto', 'exact' "
+                               "or 'float-dual'")
+    return mode
+
+
 def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 
@@ -631,13 +650,14 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         The matrix.
     ws : WinnerSolve
         The winner's LP solve (:func:`~duelbound.solvers.cstar.solve_winner`).
-    mode : {"auto", "exact", "interval"}
-        ``"exact"``: the exact routes below.  ``"interval"``: first the floating-point
+    mode : {"auto", "exact", "float-dual"}
+        ``"exact"``: the exact routes below.  ``"float-dual"`` (formerly ``"interval"``,
+        still accepted with a DeprecationWarning): first the floating-point
         certificate (route ``float-dual``: HiGHS's duals read as exact dyadic
         rationals, split onto explicit constraints, verified exactly — status
         ``"interval"`` with its ``width``, typically ~1e-15 relative), the exact routes
         only if it fails.  ``"auto"``: ``"exact"`` up to K = :data:`EXACT_MAX_K`,
-        ``"interval"`` above (the exact dual's rationals grow with K: thousands of
+        ``"float-dual"`` above (the exact dual's rationals grow with K: thousands of
         digits, and the exact routes' cost with them).
 
     Returns
@@ -655,15 +675,13 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     or x* snapped to small denominators the exact primal; (2) row generation on that LP,
     then its basis; (3) interval.
     """
-    if mode not in ("auto", "exact", "interval"):
-        raise UnknownNameError(f"unknown certificate mode {mode!r}; choose 'auto', 'exact' "
-                               "or 'interval'")
+    mode = certify_mode(mode)
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
     _, _, c = exact_inputs(M, px)
     res: dict[str, Any] = {"status": "failed"}
     cert = None
-    if mode == "interval" or (mode == "auto" and M.K > EXACT_MAX_K):
+    if mode == "float-dual" or (mode == "auto" and M.K > EXACT_MAX_K):
         res, cert = _float_route(M, ws, c)
         if res["status"] == "exact" or (res["status"] == "interval" and _narrow(res)):
             return _finish(res, cert, "float-dual", t0)
@@ -777,7 +795,7 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
     order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
     per = {order[0]: certify_winner(M, solves[order[0]], mode)}
     for i1 in order[1:]:
-        res = certify_winner(M, solves[i1], "interval" if mode == "auto" else mode)
+        res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
         top = per[order[0]].get("upper")
         if (mode == "auto" and res["status"] == "interval"
                 and not (top is not None and res["lower"] > top)):

@@ -50,7 +50,7 @@ def _bases() -> dict[str, dict]:
 
 def _pair_cost(doc, a, b):
     """A correct `pairs` entry for (a, b) (the generator's own rules)."""
-    from duelbound.solvers.proof import CostBounds
+    from duelbound.solvers.enclosure import CostBounds
 
     mu = [[Fraction(v) for v in r] for r in doc["matrix"]["mu"]]
     cb = CostBounds(mu, doc["losses"])

@@ -66,10 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help=f"certify C* also above K = {CERTIFY_MAX_K} (default: exact "
                            f"certificate on for K <= {CERTIFY_MAX_K}; above, a bare --certify "
                            "uses the floating-point certificate verified exactly)")
-    cert.add_argument("--certify-mode", dest="certify", choices=("auto", "exact", "interval"),
-                      help=f"certify with this mode: exact (rational arithmetic), interval "
+    cert.add_argument("--certify-mode", dest="certify",
+                      choices=("auto", "exact", "float-dual", "interval"),
+                      help=f"certify with this mode ('interval' is the old name of float-dual, "
+                           f"deprecated): exact (rational arithmetic), float-dual "
                            f"(floating-point duals verified exactly; width ~1e-15, faster at "
-                           f"large K) or auto (exact up to K = {EXACT_MAX_K}, interval above; "
+                           f"large K) or auto (exact up to K = {EXACT_MAX_K}, float-dual above; "
                            "what --certify does)")
     cert.add_argument("--no-certify", dest="certify", action="store_false")
     parser.add_argument("--certificate", metavar="FILE",
@@ -348,12 +350,8 @@ def run(args: argparse.Namespace) -> int:
         if lb.proof is None:
             raise DuelboundError(f"no certificate written: {lb.certificate.get('message')}")
         _write_certificate(args.certificate, M, lb)
-    ecw = ecw_bound(M)
-    enc = (lb.enclosure or {}).get("ecw")
-    if enc:  # the printed C^E* lies inside its printed bracket (the float value may not)
-        ecw.per_winner = {i: min(max(v, enc["lower"]), enc["upper"]) if i in ecw.winners
-                          else v for i, v in ecw.per_winner.items()}
-        ecw.value = min(max(ecw.value, enc["lower"]), enc["upper"])
+    # with a certificate, C^E* clamped into its own certified bracket (the API's numbers)
+    ecw = ecw_bound(M, enclose=lb.proof is not None)
     rep = None
     if args.interval is not None:
         counts = load_counts(args)
