@@ -29,6 +29,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numba
@@ -211,8 +212,6 @@ class ECWBoundResult(ConventionMixin):
         """Enclose C^E* of ``M`` as written (sorted threshold at rigorous cost bounds,
         :func:`~duelbound.solvers.enclosure.ecw_enclosure`) and clamp the float values
         into their brackets (they differ by a few ulps at most)."""
-        from fractions import Fraction
-
         from .enclosure import CostBounds, ecw_enclosure, float_above, float_below
 
         mu, _ = M.exact_as_written()

@@ -1,19 +1,20 @@
 """Proof-carrying bounds: the independent checker of C* certificates (docs/certificates.md).
 
 The checker (:mod:`.checker`) imports only the standard library; the certificates are
-written by :meth:`duelbound.solvers.LowerBoundResult.certificate_document`.  The names are
-loaded on first use (PEP 562), so ``python -m duelbound.checks.proof.checker`` runs the
-module once, without runpy's "found in sys.modules" warning.
+written by :meth:`duelbound.solvers.LowerBoundResult.certificate_document`.  Its names are
+resolved on first use (PEP 562) rather than imported here: ``python -m
+duelbound.checks.proof.checker`` imports this package first, and a package that had already
+imported the module being run makes runpy warn and the module exist twice.
 """
 
 from __future__ import annotations
+
+import importlib
 
 __all__ = ["CertificateError", "check_certificate", "check_file", "kl_half_bounds", "loads"]
 
 
 def __getattr__(name: str):
     if name in __all__:
-        from . import checker
-
-        return getattr(checker, name)
+        return getattr(importlib.import_module(".checker", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
