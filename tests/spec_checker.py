@@ -123,7 +123,8 @@ def bracket(obj, extra=frozenset()):
             floatnum(obj["upper_float"]))
 
 
-def read(doc) -> dict:
+def header(doc) -> int:
+    """format, version and K come first (a version-1 file is refused before its keys)."""
     require(isinstance(doc, dict), "schema", "top level")
     require(doc.get("format") == "duelbound-cstar-certificate", "schema", "format")
     v = doc.get("version")
@@ -131,49 +132,51 @@ def read(doc) -> dict:
     m = doc.get("matrix")
     K = m.get("K") if isinstance(m, dict) else None
     require(isinstance(K, int) and not isinstance(K, bool) and K >= 2, "schema", "K")
+    return K
+
+
+def winner_entry(e, K) -> dict:
+    keys(e, {"winner", "lower", "upper", "primal", "dual", "box"})
+    rows = []
+    for r in lst(e["dual"]):
+        keys(r, {"y", "i2", "l", "I", "S"})
+        rows.append((rational(r["y"]), index(r["i2"], K), integer(r["l"]),
+                     [index(j, K) for j in lst(r["I"])], [index(j, K) for j in lst(r["S"])]))
+    for _, _, _, I, S in rows:
+        increasing(I)
+        increasing(S)
+    return {"winner": index(e["winner"], K), "lower": rational(e["lower"]),
+            "upper": rational(e["upper"]), "primal": triples(e["primal"], K),
+            "dual": rows, "box": triples(e["box"], K)}
+
+
+def read(doc) -> dict:
+    K = header(doc)
     keys(doc, {"format", "version", "matrix", "winners", "losses", "pairs", "per_winner",
                "claim", "ecw"}, {"statement", "meta"})
     require(isinstance(doc.get("statement", ""), str), "schema", "statement")
     require(isinstance(doc.get("meta", {}), dict), "schema", "meta")
-    keys(m, {"K", "source", "mu"})
+    m = keys(doc["matrix"], {"K", "source", "mu"})
     require(isinstance(m["source"], str), "schema", "source")
     mu = [[rational(x) for x in lst(row)] for row in lst(m["mu"])]
     winners = [index(i, K) for i in lst(doc["winners"])]
     losses = [index(i, K) for i in lst(doc["losses"])]
-    pairs = {}
-    order = []
+    pairs, order = {}, []
     for e in lst(doc["pairs"]):
         keys(e, {"pair", "d", "cost"})
         a, b = (index(i, K) for i in lst(e["pair"], 2))
         pairs[(a, b)] = tuple(rational(x) for x in lst(e["d"], 2) + lst(e["cost"], 2))
         order.append((a, b))
-    per = []
-    for e in lst(doc["per_winner"]):
-        keys(e, {"winner", "lower", "upper", "primal", "dual", "box"})
-        rows = []
-        for r in lst(e["dual"]):
-            keys(r, {"y", "i2", "l", "I", "S"})
-            rows.append((rational(r["y"]), index(r["i2"], K), integer(r["l"]),
-                         [index(j, K) for j in lst(r["I"])], [index(j, K) for j in lst(r["S"])]))
-        per.append({"winner": index(e["winner"], K), "lower": rational(e["lower"]),
-                    "upper": rational(e["upper"]), "primal": triples(e["primal"], K),
-                    "dual": rows, "box": triples(e["box"], K)})
-    claim = bracket(doc["claim"])
-    ecw = bracket(doc["ecw"], {"per_winner"})
-    ecw_per = []
-    for e in lst(doc["ecw"]["per_winner"]):
-        keys(e, {"winner", "lower", "upper"})
-        ecw_per.append((index(e["winner"], K), rational(e["lower"]), rational(e["upper"])))
+    per = [winner_entry(e, K) for e in lst(doc["per_winner"])]
+    claim, ecw = bracket(doc["claim"]), bracket(doc["ecw"], {"per_winner"})
+    ecw_per = [(index(keys(e, {"winner", "lower", "upper"})["winner"], K), rational(e["lower"]),
+                rational(e["upper"])) for e in lst(doc["ecw"]["per_winner"])]
     require(len(mu) == K and all(len(r) == K for r in mu) and len(losses) == K, "schema", "K")
     increasing(winners)
     increasing(order)
     require(all(a < b for a, b in order), "schema", "pair a < b")
     require([e["winner"] for e in per] == winners, "schema", "per_winner")
     require([e[0] for e in ecw_per] == winners, "schema", "ecw.per_winner")
-    for e in per:
-        for _, _, _, I, S in e["dual"]:
-            increasing(I)
-            increasing(S)
     return {"K": K, "mu": mu, "winners": winners, "losses": losses, "pairs": pairs,
             "per": per, "claim": claim, "ecw": ecw, "ecw_per": ecw_per}
 
@@ -203,8 +206,15 @@ def d_decision(mu: Fraction, lo: Fraction, hi: Fraction) -> bool:
 
 
 # -- steps 3-9 -------------------------------------------------------------------------------
-def check(doc) -> None:
-    c = read(doc)
+def key(a, b):
+    return (a, b) if a < b else (b, a)
+
+
+def cost(a, b, table):
+    return table.get(key(a, b), Fraction(0))
+
+
+def steps_3_4(c) -> dict:
     K, mu, half = c["K"], c["mu"], Fraction(1, 2)
     for i in range(K):
         require(mu[i][i] == half, "matrix", "diagonal")
@@ -218,77 +228,77 @@ def check(doc) -> None:
     L1, L2 = sorted(L)[0], sorted(L)[1]
     require(c["winners"] == [i for i in range(K) if L[i] == L1] and c["losses"] == L,
             "tournament", "winners/losses")
+    return {"S": beats_me, "I": i_beat, "L": L, "L1": L1, "L2": L2}
 
-    def key(a, b):
-        return (a, b) if a < b else (b, a)
 
-    # step 5
+def step_5(c, t) -> set:
     for e in c["per"]:
         require(all(0 < x <= 1 for _, x in e["primal"]), "primal", "x range")
-    used_rows = {}
+    used_all = set()
     for e in c["per"]:
         i1, used = e["winner"], set()
         for y, i2, l, I, S in e["dual"]:
-            require(y > 0 and i2 != i1 and max(0, L1 - 1) <= l <= L2, "dual", "row")
-            require(set(I) <= i_beat[i1] and len(I) == l + 1 - L1, "dual", "I")
-            require(set(S) <= beats_me[i2] and i1 not in S, "dual", "S")
-            require(len(S) == max(0, L[i2] - l - (1 if i2 in I else 0)), "dual", "|S|")
+            require(y > 0 and i2 != i1 and max(0, t["L1"] - 1) <= l <= t["L2"], "dual", "row")
+            require(set(I) <= t["I"][i1] and len(I) == l + 1 - t["L1"], "dual", "I")
+            require(set(S) <= t["S"][i2] and i1 not in S, "dual", "S")
+            require(len(S) == max(0, t["L"][i2] - l - (1 if i2 in I else 0)), "dual", "|S|")
             require(len(I) + len(S) > 0, "dual", "empty row")
             used |= {key(i1, j) for j in I} | {key(i2, j) for j in S}
         for p, w in e["box"]:
             require(w > 0 and p in used, "dual", "box")
-        used_rows[i1] = used
-    # step 6
-    ecw_rivals = {}
-    used = set().union(*used_rows.values())
+        used_all |= used
+    return used_all
+
+
+def step_6(c, t, used) -> tuple[dict, dict]:
+    K, L, L1 = c["K"], t["L"], t["L1"]
+    t["rivals"] = {}
     for e in c["per"]:
         used |= {p for p, _ in e["primal"]}
     for i1 in c["winners"]:
-        used |= {key(i1, j) for j in i_beat[i1]}
-        ecw_rivals[i1] = []
+        used |= {key(i1, j) for j in t["I"][i1]}
+        t["rivals"][i1] = []
         for i2 in range(K):
-            B = sorted(beats_me[i2] - {i1})
+            B = sorted(t["S"][i2] - {i1})
             m = L[i2] - L1 + 1
             if i2 != i1 and 1 <= m <= len(B):
-                ecw_rivals[i1].append((i2, B, m))
+                t["rivals"][i1].append((i2, B, m))
                 used |= {key(j, i2) for j in B}
     regret = {p: Fraction(L[p[0]] + L[p[1]] - 2 * L1, 2 * (K - 1)) for p in used}
     require(set(c["pairs"]) == {p for p in used if regret[p] > 0}, "pairs", "pair set")
     cmin, cmax = {}, {}
     for (a, b), (dlo, dhi, clo, chi) in c["pairs"].items():
         r = regret[(a, b)]
-        require(dlo > 0 and d_decision(mu[a][b], dlo, dhi), "pairs", "d enclosure")
+        require(dlo > 0 and d_decision(c["mu"][a][b], dlo, dhi), "pairs", "d enclosure")
         require(clo >= 0 and clo * dhi <= r <= chi * dlo, "pairs", "cost bounds")
         cmin[(a, b)], cmax[(a, b)] = clo, chi
+    return cmin, cmax
 
-    def cost(a, b, table):
-        return table.get(key(a, b), Fraction(0))
 
-    # step 7
+def step_7(c, t, cmax) -> dict:
     U = {}
     for e in c["per"]:
-        i1 = e["winner"]
-        x = {p: v for p, v in e["primal"]}
-        for i2 in range(K):
-            if i2 == i1:
-                continue
-            A = [x.get(key(i1, j), Fraction(0)) for j in i_beat[i1] - {i2}]
-            B = [x.get(key(i2, j), Fraction(0)) for j in beats_me[i2] - {i1}]
-            for l in range(max(0, L1 - 1), L2 + 1):
-                m, s = l + 1 - L1, max(0, L[i2] - l)
+        i1, x = e["winner"], dict(e["primal"])
+        for i2 in (i for i in range(c["K"]) if i != i1):
+            A = [x.get(key(i1, j), Fraction(0)) for j in t["I"][i1] - {i2}]
+            B = [x.get(key(i2, j), Fraction(0)) for j in t["S"][i2] - {i1}]
+            for l in range(max(0, t["L1"] - 1), t["L2"] + 1):
+                m, s = l + 1 - t["L1"], max(0, t["L"][i2] - l)
                 if m <= len(A) and s <= len(B):
                     lhs = sum(heapq.nsmallest(m, A)) + sum(heapq.nsmallest(s, B))
                     require(lhs >= 1, "primal", "constraint")
-                if i2 in i_beat[i1] and m >= 1 and m - 1 <= len(A) and max(0, s - 1) <= len(B):
+                if i2 in t["I"][i1] and m >= 1 and m - 1 <= len(A) and max(0, s - 1) <= len(B):
                     lhs = (x.get(key(i1, i2), Fraction(0)) + sum(heapq.nsmallest(m - 1, A))
                            + sum(heapq.nsmallest(max(0, s - 1), B)))
                     require(lhs >= 1, "primal", "constraint (i2 in I)")
         U[i1] = sum((cost(a, b, cmax) * v for (a, b), v in e["primal"]), Fraction(0))
-    # step 8
+    return U
+
+
+def step_8(c, cmin) -> dict:
     Lo = {}
     for e in c["per"]:
-        i1 = e["winner"]
-        aty = {}
+        i1, aty = e["winner"], {}
         for y, i2, _, I, S in e["dual"]:
             for p in [key(i1, j) for j in I] + [key(i2, j) for j in S]:
                 aty[p] = aty.get(p, Fraction(0)) + y
@@ -296,19 +306,26 @@ def check(doc) -> None:
         for p, v in aty.items():
             require(v - box.get(p, Fraction(0)) <= cost(*p, cmin), "dual", "feasibility")
         Lo[i1] = sum((r[0] for r in e["dual"]), Fraction(0)) - sum(box.values(), Fraction(0))
-    # step 9
-    for e in c["per"]:
+    return Lo
+
+
+def check(doc) -> None:
+    c = read(doc)
+    t = steps_3_4(c)
+    cmin, cmax = step_6(c, t, step_5(c, t))
+    U = step_7(c, t, cmax)
+    Lo = step_8(c, cmin)
+    for e in c["per"]:  # step 9
         require(e["lower"] == Lo[e["winner"]] and e["upper"] == U[e["winner"]], "value", "winner")
     stated_bracket(c["claim"], min(Lo.values()), min(U.values()))
-    E = {}
-    for i1 in c["winners"]:
-        E[i1] = [ecw_value(i1, table, i_beat, ecw_rivals, cost) for table in (cmin, cmax)]
+    E = {i1: [ecw_value(i1, table, t["I"], t["rivals"]) for table in (cmin, cmax)]
+         for i1 in c["winners"]}
     for i1, lo, hi in c["ecw_per"]:
         require((lo, hi) == tuple(E[i1]), "value", "ecw per winner")
     stated_bracket(c["ecw"], min(v[0] for v in E.values()), min(v[1] for v in E.values()))
 
 
-def ecw_value(i1, table, i_beat, rivals, cost) -> Fraction:
+def ecw_value(i1, table, i_beat, rivals) -> Fraction:
     total = sum((cost(i1, j, table) for j in i_beat[i1]), Fraction(0))
     for i2, B, m in rivals[i1]:
         c = sorted(cost(j, i2, table) for j in B)
