@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -46,8 +47,8 @@ from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-           "certify_winner", "certify_lower_bound", "certify_mode", "MODES", "symbolic_value",
-           "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
+           "certify_winner", "certify_lower_bound", "Certification", "certify_mode", "MODES",
+           "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
 #: at K = 136) and the floating-point (interval) certificate first above it.
@@ -781,7 +782,17 @@ def _short(v: Fraction, max_bits: int = 1000) -> str:
     return str(v) if bits <= max_bits else f"<rational with ~{int(bits * 0.30103)} digits>"
 
 
-def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
+@dataclass
+class Certification:
+    """What :func:`certify_lower_bound` returns: the JSON-ready ``summary`` (the result's
+    ``certificate`` dict) and every winner's full :func:`certify_winner` result, whose
+    exact certificates the enclosure (:func:`~duelbound.solvers.enclosure.enclose`) reads."""
+
+    summary: dict[str, Any]
+    results: dict[int, dict[str, Any]]
+
+
+def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
     """Certificate of C* = min over winners of C*_{i1} (``mode`` as in :func:`certify_winner`).
 
     C* lies in [min lower_{i1}, min upper_{i1}].  With ``mode="auto"`` only the winner
@@ -823,13 +834,12 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
            "interval": "certified within [lower, upper]",
            "failed": "not certified: " + (reasons[0] if reasons else "verification failed")
            }[overall]
-    out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public,
-                           "_internal": per}
+    out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public}
     if lo is not None and hi is not None:
         out["lower_float"], out["upper_float"] = float(lo), float(hi)
         if overall == "interval":
             out["width"] = float(hi - lo)
-    return out
+    return Certification(out, per)
 
 
 def symbolic_value(M, ws, cert_entry) -> Any:

@@ -27,7 +27,7 @@ from ..theory.matrix import PreferenceMatrix
 from ..theory.regret import ConventionMixin, regret_matrix
 from .certificate import certify_lower_bound, certify_mode, symbolic_value
 from .ecw import allocation_fields, ecw_winner_core
-from .enclosure import enclose, float_above, float_below
+from .enclosure import Enclosure, enclose, float_above, float_below
 from .formulations import (
     CompactBuilder,
     LPData,
@@ -132,7 +132,7 @@ class LowerBoundResult(ConventionMixin):
     symbolic: Any = None
     convention: str = "komiyama"
     enclosure: dict[str, Any] = field(default_factory=dict)
-    proof: Any = field(default=None, repr=False, compare=False)
+    proof: Enclosure | None = field(default=None, repr=False, compare=False)
 
     quantity = "C*"
     __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
@@ -492,8 +492,8 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
     proof = None
     if certify:
-        cert = certify_lower_bound(M, solves, mode)
-        internal = cert.pop("_internal")
+        certification = certify_lower_bound(M, solves, mode)
+        cert, internal = certification.summary, certification.results
         for i1, c in cert["per_winner"].items():
             if c["status"] == "exact":
                 per[i1] = c["value_float"]
