@@ -172,6 +172,8 @@ class Certificate:
     def __init__(self, x, y, w, rows):
         self.x, self.y, self.rows = list(x), list(y), list(rows)
         self.w = None if w is None else list(w)
+        #: (i2, l, I, S) of every row, set by :func:`verify` (None: not a constraint)
+        self.identified: list | None = None
 
 
 def _to_matrix(px, x: list[Fraction], K: int) -> list[list[Fraction]]:
@@ -199,7 +201,8 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     upper = _fsum(ci * xi for ci, xi in zip(c, cert.x) if xi)
     # (b) rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
     is_row = ConstraintCheck(mu, i1, px)
-    valid_rows = all(is_row(cols) for cols in cert.rows)
+    cert.identified = [is_row.identify(cols) for cols in cert.rows]  # kept for the enclosure
+    valid_rows = all(ident is not None for ident in cert.identified)
     g = _column_sums(cert.y, cert.rows, P)
     w = cert.w if cert.w is not None else [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
     dual_ok = (valid_rows and all(v >= 0 for v in cert.y) and all(v >= 0 for v in w)

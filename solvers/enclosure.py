@@ -269,10 +269,10 @@ def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerP
     primal = [(a, b, x) for (a, b), x in zip(pairs, cert.x) if x]
     upper = sum((cost_of(a, b)[1] * x for a, b, x in primal), Fraction(0))
     dual = []
-    for y, cols in zip(cert.y, cert.rows):
+    idents = cert.identified or [check.identify(cols) for cols in cert.rows]  # verify's if any
+    for y, cols, ident in zip(cert.y, cert.rows, idents):
         if y <= 0:
             continue
-        ident = check.identify(cols)
         if ident is None:  # verified certificates hold genuine rows only
             raise AssertionError(f"certificate row {cols} is no constraint of R_{i1}")
         y = Fraction(y)
