@@ -22,8 +22,7 @@ _RATIONAL = re.compile(r"(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?\Z")  # [0-9]: ASCII di
 _WINNER = {"winner": "i", "lower": "q", "upper": "q"}
 _BRACKET = {"lower": "q", "upper": "q", "lower_float": "f", "upper_float": "f"}
 #: Objects with exactly these keys ("?": optional); [shape(, "<": strictly ascending)] lists;
-#: (shapes) lists of this length (("a", "b", ...): a < b); "q" rational, "i" arm index,
-#: "n" integer, "f" finite binary64, "s" string, "o" any object (unchecked).
+#: (shapes) lists of this length ("a", "b": indices a < b); "q" rational, others _TYPES.
 _SCHEMA = {
     "format": "s", "version": "n", "?statement": "s", "?meta": "o",
     "matrix": {"K": "n", "source": "s", "mu": [["q"]]}, "winners": ["i", "<"], "losses": ["i"],
@@ -31,8 +30,7 @@ _SCHEMA = {
     "per_winner": [{**_WINNER, "primal": [("a", "b", "q"), "<"], "box": [("a", "b", "q"), "<"],
                     "dual": [{"y": "q", "i2": "i", "l": "n", "I": ["i", "<"], "S": ["i", "<"]}]}],
     "claim": _BRACKET, "ecw": {**_BRACKET, "per_winner": [_WINNER]}}
-_TYPES = {"i": "an index < K", "n": "an integer", "f": "a finite float", "s": "a string",
-          "o": "an object"}
+_TYPES = {"i": "index < K", "n": "integer", "f": "finite float", "s": "string", "o": "object"}
 
 
 class CertificateError(ValueError):
@@ -80,7 +78,7 @@ def _leaf(v, shape: str, where: str, K: int, k=""):
     shape = "i" if shape in ("a", "b") else shape
     if not {"i": type(v) is int and 0 <= v < K, "n": type(v) is int, "s": type(v) is str,
             "f": type(v) is float and math.isfinite(v), "o": type(v) is dict}[shape]:
-        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: expected "
+        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: expected a "
                                f"{_TYPES[shape]}, got {v!r:.40}")
     return v
 
@@ -299,8 +297,8 @@ def check_certificate(doc) -> dict:
         _stated(e, f"ecw.per_winner[{e['winner']}] (sorted threshold at c-/c+)", lo, hi)
     _stated(c["ecw"], "ecw", min(b[0] for b in ecw), min(b[1] for b in ecw))
     return {"K": len(T["L"]), "winners": c["winners"], "lower": str(lower), "upper": str(upper),
-            "lower_float": c["claim"]["lower_float"], "upper_float": c["claim"]["upper_float"],
-            "ecw_lower_float": c["ecw"]["lower_float"], "ecw_upper_float": c["ecw"]["upper_float"]}
+            **{f"{p}{k}_float": s[f"{k}_float"] for p, s in (("", c["claim"]), ("ecw_", c["ecw"]))
+               for k in ("lower", "upper")}}
 
 def check_file(path: str) -> dict:
     """:func:`check_certificate` on a JSON file (OSError / ValueError if it is not JSON)."""
