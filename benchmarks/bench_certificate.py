@@ -1,45 +1,81 @@
-"""Certificate files: write and check times and sizes (issue 24, docs/certificates.md).
+"""Certified C* and its certificate: times side by side in one run (issues 24, 30, 31).
 
-For random tournaments at each K: the time of ``lower_bound(M, certify=True)`` (LP, exact
-certificate, enclosure), of building and serialising the document, of the independent
-checker (``duelbound.checks.proof``, standard library only), and the file size.
+For a random tournament at each K, in one process:
 
-    python benchmarks/bench_certificate.py                # K = 16, 64, 136
-    python benchmarks/bench_certificate.py --K 16 64 --seeds 0 1
+* ``direct``: an uncertified HiGHS solve of the compact LP of every Copeland winner
+  (``solve_winner(M, i1, "compact")``: the LP alone);
+* ``certified``: ``lower_bound(M, certify=True)`` (LP, certificate, enclosure) and its ratio
+  to ``direct``;
+* ``write``: building and serialising the certificate document; its size;
+* ``check``: duelbound's checker (``duelbound.checks.proof``, standard library only) and
+  ``spec``: the independent checker written from docs/certificates.md
+  (tests/spec_checker.py: exact fractions + mpmath intervals), on the same text;
+* the relative width of the certified bracket.
+
+    python benchmarks/bench_certificate.py                       # K = 16, 64, 136, 200, 300
+    python benchmarks/bench_certificate.py --K 16 64 --seeds 0 1 --out /tmp/certs
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 
-from duelbound.checks.proof import check_certificate
+from duelbound.checks.proof import check_certificate, loads
 from duelbound.solvers import lower_bound
+from duelbound.solvers.cstar import solve_winner
+from duelbound.theory import tournament
 from duelbound.theory.generators import random_matrix
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import spec_checker  # noqa: E402
+
+
+def _timed(f, *a, **k):
+    t0 = time.perf_counter()
+    out = f(*a, **k)
+    return out, time.perf_counter() - t0
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--K", type=int, nargs="+", default=[16, 64, 136])
+    ap.add_argument("--K", type=int, nargs="+", default=[16, 64, 136, 200, 300])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--no-spec", action="store_true", help="skip the independent checker")
+    ap.add_argument("--direct-max-k", type=int, default=136,
+                    help="time the direct compact LP only up to this K (the whole compact LP "
+                         "takes minutes at K = 200 and more; default 136)")
+    ap.add_argument("--out", help="keep the certificates in this folder")
     args = ap.parse_args()
-    print(f"{'K':>4} {'seed':>4} {'certify s':>10} {'write s':>8} {'check s':>8} "
-          f"{'KiB':>8} {'dual rows':>9} {'rel width':>9}")
+    print(f"{'K':>4} {'seed':>4} {'direct s':>8} {'certified s':>11} {'ratio':>5} "
+          f"{'write s':>7} {'MiB':>6} {'check s':>7} {'spec s':>7} {'rel width':>9}")
     for K in args.K:
         for seed in args.seeds:
             M = random_matrix(K, seed)
-            t0 = time.perf_counter()
-            res = lower_bound(M, certify=True)
-            t1 = time.perf_counter()
-            text = json.dumps(res.certificate_document(), separators=(",", ":"))
-            t2 = time.perf_counter()
-            out = check_certificate(json.loads(text))
-            t3 = time.perf_counter()
-            rows = sum(len(w["dual"]) for w in json.loads(text)["per_winner"])
+            winners = [int(i) for i in tournament.copeland_winners(M)]
+            direct = float("nan")
+            if K <= args.direct_max_k:
+                _, direct = _timed(lambda m=M, w=winners: [solve_winner(m, i, "compact")
+                                                           for i in w])
+            res, certified = _timed(lower_bound, M, certify=True, max_k=None)
+            text, write = _timed(lambda r=res: json.dumps(r.certificate_document(),
+                                                          separators=(",", ":")))
+            out, check = _timed(lambda t=text: check_certificate(loads(t)))
+            spec = float("nan")
+            if not args.no_spec:
+                verdict, spec = _timed(spec_checker.verdict, text)
+                assert verdict == ("VALID", None), verdict
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"cert_K{K}_s{seed}.json"), "w") as fh:
+                    fh.write(text)
             width = (out["upper_float"] - out["lower_float"]) / out["lower_float"]
-            print(f"{K:>4} {seed:>4} {t1 - t0:>10.2f} {t2 - t1:>8.2f} {t3 - t2:>8.2f} "
-                  f"{len(text) / 1024:>8.1f} {rows:>9} {width:>9.2g}", flush=True)
+            print(f"{K:>4} {seed:>4} {direct:>8.2f} {certified:>11.2f} "
+                  f"{certified / direct:>5.2f} {write:>7.2f} {len(text) / 2**20:>6.2f} "
+                  f"{check:>7.2f} {spec:>7.2f} {width:>9.2g}", flush=True)
 
 
 if __name__ == "__main__":

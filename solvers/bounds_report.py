@@ -265,12 +265,8 @@ def bounds_report(M: PreferenceMatrix, *, method: str = "auto", certify: Any = N
         certify = True
     lb = lower_bound(M, method=method, certify=certify, symbolic=symbolic,
                      progress=progress, max_k=max_k)
-    ecw = ecw_bound(M)
-    enc = (lb.enclosure or {}).get("ecw")
-    if enc:
-        ecw.per_winner = {i: min(max(v, enc["lower"]), enc["upper"]) if i in ecw.winners
-                          else v for i, v in ecw.per_winner.items()}
-        ecw.value = min(max(ecw.value, enc["lower"]), enc["upper"])
+    # with a certificate, C^E* encloses and clamps itself (the API's and the CLI's numbers)
+    ecw = ecw_bound(M, enclose=lb.proof is not None)
     rep = None
     if interval is not None:
         from .interval import lower_bound_interval

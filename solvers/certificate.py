@@ -32,6 +32,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -46,8 +47,8 @@ from .formulations import constraint_families, rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-           "certify_winner", "certify_lower_bound", "symbolic_value", "MAX_DENOMINATOR",
-           "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
+           "certify_winner", "certify_lower_bound", "Certification", "certify_mode", "MODES",
+           "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
 #: at K = 136) and the floating-point (interval) certificate first above it.
@@ -171,6 +172,8 @@ class Certificate:
     def __init__(self, x, y, w, rows):
         self.x, self.y, self.rows = list(x), list(y), list(rows)
         self.w = None if w is None else list(w)
+        #: (i2, l, I, S) of every row, set by :func:`verify` (None: not a constraint)
+        self.identified: list | None = None
 
 
 def _to_matrix(px, x: list[Fraction], K: int) -> list[list[Fraction]]:
@@ -198,7 +201,8 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     upper = _fsum(ci * xi for ci, xi in zip(c, cert.x) if xi)
     # (b) rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
     is_row = ConstraintCheck(mu, i1, px)
-    valid_rows = all(is_row(cols) for cols in cert.rows)
+    cert.identified = [is_row.identify(cols) for cols in cert.rows]  # kept for the enclosure
+    valid_rows = all(ident is not None for ident in cert.identified)
     g = _column_sums(cert.y, cert.rows, P)
     w = cert.w if cert.w is not None else [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
     dual_ok = (valid_rows and all(v >= 0 for v in cert.y) and all(v >= 0 for v in w)
@@ -622,6 +626,25 @@ def _float_route(M, ws, c: list[Fraction]) -> tuple[dict[str, Any], Certificate 
     return res, cert
 
 
+#: Certification modes; "interval" is the deprecated spelling of "float-dual" ("interval"
+#: names the posterior interval of C*, :mod:`.interval`, and nothing else).
+MODES = ("auto", "exact", "float-dual")
+
+
+def certify_mode(mode: str) -> str:
+    """``mode`` checked, with the deprecated alias "interval" mapped to "float-dual"."""
+    if mode == "interval":
+        import warnings
+
+        warnings.warn("certify mode 'interval' is renamed 'float-dual'", DeprecationWarning,
+                      stacklevel=3)
+        return "float-dual"
+    if mode not in MODES:
+        raise UnknownNameError(f"unknown certificate mode {mode!r}; choose 'auto', 'exact' "
+                               "or 'float-dual'")
+    return mode
+
+
 def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 
@@ -631,13 +654,14 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         The matrix.
     ws : WinnerSolve
         The winner's LP solve (:func:`~duelbound.solvers.cstar.solve_winner`).
-    mode : {"auto", "exact", "interval"}
-        ``"exact"``: the exact routes below.  ``"interval"``: first the floating-point
+    mode : {"auto", "exact", "float-dual"}
+        ``"exact"``: the exact routes below.  ``"float-dual"`` (formerly ``"interval"``,
+        still accepted with a DeprecationWarning): first the floating-point
         certificate (route ``float-dual``: HiGHS's duals read as exact dyadic
         rationals, split onto explicit constraints, verified exactly — status
         ``"interval"`` with its ``width``, typically ~1e-15 relative), the exact routes
         only if it fails.  ``"auto"``: ``"exact"`` up to K = :data:`EXACT_MAX_K`,
-        ``"interval"`` above (the exact dual's rationals grow with K: thousands of
+        ``"float-dual"`` above (the exact dual's rationals grow with K: thousands of
         digits, and the exact routes' cost with them).
 
     Returns
@@ -655,15 +679,13 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     or x* snapped to small denominators the exact primal; (2) row generation on that LP,
     then its basis; (3) interval.
     """
-    if mode not in ("auto", "exact", "interval"):
-        raise UnknownNameError(f"unknown certificate mode {mode!r}; choose 'auto', 'exact' "
-                               "or 'interval'")
+    mode = certify_mode(mode)
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
     _, _, c = exact_inputs(M, px)
     res: dict[str, Any] = {"status": "failed"}
     cert = None
-    if mode == "interval" or (mode == "auto" and M.K > EXACT_MAX_K):
+    if mode == "float-dual" or (mode == "auto" and M.K > EXACT_MAX_K):
         res, cert = _float_route(M, ws, c)
         if res["status"] == "exact" or (res["status"] == "interval" and _narrow(res)):
             return _finish(res, cert, "float-dual", t0)
@@ -763,7 +785,17 @@ def _short(v: Fraction, max_bits: int = 1000) -> str:
     return str(v) if bits <= max_bits else f"<rational with ~{int(bits * 0.30103)} digits>"
 
 
-def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
+@dataclass
+class Certification:
+    """What :func:`certify_lower_bound` returns: the JSON-ready ``summary`` (the result's
+    ``certificate`` dict) and every winner's full :func:`certify_winner` result, whose
+    exact certificates the enclosure (:func:`~duelbound.solvers.enclosure.enclose`) reads."""
+
+    summary: dict[str, Any]
+    results: dict[int, dict[str, Any]]
+
+
+def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
     """Certificate of C* = min over winners of C*_{i1} (``mode`` as in :func:`certify_winner`).
 
     C* lies in [min lower_{i1}, min upper_{i1}].  With ``mode="auto"`` only the winner
@@ -777,7 +809,7 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
     order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
     per = {order[0]: certify_winner(M, solves[order[0]], mode)}
     for i1 in order[1:]:
-        res = certify_winner(M, solves[i1], "interval" if mode == "auto" else mode)
+        res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
         top = per[order[0]].get("upper")
         if (mode == "auto" and res["status"] == "interval"
                 and not (top is not None and res["lower"] > top)):
@@ -805,13 +837,12 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> dict[str, Any]:
            "interval": "certified within [lower, upper]",
            "failed": "not certified: " + (reasons[0] if reasons else "verification failed")
            }[overall]
-    out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public,
-                           "_internal": per}
+    out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public}
     if lo is not None and hi is not None:
         out["lower_float"], out["upper_float"] = float(lo), float(hi)
         if overall == "interval":
             out["width"] = float(hi - lo)
-    return out
+    return Certification(out, per)
 
 
 def symbolic_value(M, ws, cert_entry) -> Any:

@@ -25,8 +25,9 @@ from ..theory import tournament as st
 from ..theory.errors import DuelboundError, SolverError, UnknownNameError
 from ..theory.matrix import PreferenceMatrix
 from ..theory.regret import ConventionMixin, regret_matrix
-from .certificate import certify_lower_bound, symbolic_value
+from .certificate import certify_lower_bound, certify_mode, symbolic_value
 from .ecw import allocation_fields, ecw_winner_core
+from .enclosure import Enclosure, enclose, float_above, float_below
 from .formulations import (
     CompactBuilder,
     LPData,
@@ -46,7 +47,6 @@ from .oracle import (
     losses_core,
     tight_constraints,
 )
-from .proof import enclose, float_above, float_below
 
 __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUMERATE_MAX_ROWS",
            "AUTO_METHOD", "LP_MAX_K", "estimate_seconds"]
@@ -132,7 +132,7 @@ class LowerBoundResult(ConventionMixin):
     symbolic: Any = None
     convention: str = "komiyama"
     enclosure: dict[str, Any] = field(default_factory=dict)
-    proof: Any = field(default=None, repr=False, compare=False)
+    proof: Enclosure | None = field(default=None, repr=False, compare=False)
 
     quantity = "C*"
     __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
@@ -413,9 +413,10 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
         generation with the sorting oracle, or every constraint written out (small K
         only).  ``"auto"`` is :data:`AUTO_METHOD` (``"families"``, the fastest in
         benchmarks/bench_lower_bound.py).
-    certify : bool or {"auto", "exact", "interval"}, optional
+    certify : bool or {"auto", "exact", "float-dual"}, optional
         Certify the value (:mod:`.certificate`).  ``"exact"``: in exact rational
-        arithmetic (status ``"exact"``).  ``"interval"``: the floating-point certificate
+        arithmetic (status ``"exact"``).  ``"float-dual"`` (deprecated spelling
+        ``"interval"``, still accepted): the floating-point certificate
         first (HiGHS's duals read as exact dyadic rationals, split onto explicit
         constraints and verified exactly; status ``"interval"`` with its ``width``,
         ~1e-15 relative), the exact routes only if it fails.  ``True`` or ``"auto"``:
@@ -465,10 +466,7 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
         mode = "auto"
         certify = K <= CERTIFY_MAX_K
     elif isinstance(certify, str):
-        if certify not in ("exact", "interval", "auto"):
-            raise UnknownNameError(f"unknown certify mode {certify!r}; choose True, False, "
-                                   "'exact', 'interval' or 'auto'")
-        mode, certify = certify, True
+        mode, certify = certify_mode(certify), True
     else:
         mode, certify = "auto", bool(certify)
     if symbolic:
@@ -494,8 +492,8 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
     proof = None
     if certify:
-        cert = certify_lower_bound(M, solves, mode)
-        internal = cert.pop("_internal")
+        certification = certify_lower_bound(M, solves, mode)
+        cert, internal = certification.summary, certification.results
         for i1, c in cert["per_winner"].items():
             if c["status"] == "exact":
                 per[i1] = c["value_float"]

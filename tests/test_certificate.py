@@ -160,14 +160,17 @@ def test_float_dual_route_brackets_the_exact_value(M):
 def test_certify_modes_of_lower_bound():
     M = generators.random_matrix(12, 3, gap_range=(0.005, 0.45))
     exact = lower_bound(M, certify=True)
-    iv = lower_bound(M, certify="interval").certificate
+    iv = lower_bound(M, certify="float-dual").certificate
+    with pytest.warns(DeprecationWarning, match="renamed 'float-dual'"):
+        old = lower_bound(M, certify="interval").certificate  # the deprecated spelling
+    assert old["lower_float"] == iv["lower_float"] and old["upper_float"] == iv["upper_float"]
     assert exact.certificate["status"] == "exact"
     assert iv["status"] == "interval" and 0 <= iv["width"] <= 1e-9 * iv["upper_float"]
     tol = 1e-12 * exact.value  # the floats of exact rationals
     assert iv["lower_float"] - tol <= exact.value <= iv["upper_float"] + tol
     assert {v["route"] for v in iv["per_winner"].values()} == {"float-dual"}
     assert lower_bound(M, certify="exact").certificate["status"] == "exact"
-    with pytest.raises(Exception, match="certify mode"):
+    with pytest.raises(Exception, match="certificate mode 'bogus'"):
         lower_bound(M, certify="bogus")
     from duelbound.theory.errors import DuelboundError
 
@@ -237,6 +240,7 @@ def test_several_winners_only_the_minimum_needs_the_exact_route():
 # LP" is the right label, so either is accepted; the exact modes must say exact.  Every mode
 # leads with the certified enclosure of the matrix as written (issue 24).
 @pytest.mark.parametrize("mode, says", [
+    ("float-dual", ("certified within [", "exact for the float-rounded LP")),
     ("interval", ("certified within [", "exact for the float-rounded LP")),
     ("exact", ("exact for the float-rounded LP",)), (None, ("exact for the float-rounded LP",))])
 def test_cli_certify_modes(capsys, mode, says):

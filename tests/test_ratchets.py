@@ -25,7 +25,7 @@ STRICT = ("duelbound.theory.counts", "duelbound.theory.logs", "duelbound.theory.
 LONG_FILES: dict[str, int] = {
     "duelbound.checks.simulate.algorithms.rmed": 858,
     "duelbound.checks.verify.harness": 973,
-    "duelbound.solvers.certificate": 841,
+    "duelbound.solvers.certificate": 872,
 }
 
 #: (module, function) -> cyclomatic complexity today (above the module's limit).
@@ -41,7 +41,7 @@ COMPLEX_FUNCTIONS: dict[tuple[str, str], int] = {
     ("duelbound.checks.verify.judge", "judge_run"): 66,
     ("duelbound.checks.verify.verdicts", "consistency_check"): 46,
     ("duelbound.cli.sweep_report", "run"): 23,
-    ("duelbound.solvers.certificate", "verify"): 21,
+    ("duelbound.solvers.certificate", "verify"): 22,
     ("duelbound.solvers.certificate", "_split_compact_dual"): 40,
     ("duelbound.solvers.certificate", "certify_lower_bound"): 25,
     ("duelbound.solvers.certificate", "ConstraintCheck.identify"): 25,

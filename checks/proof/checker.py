@@ -1,325 +1,316 @@
-"""Independent checker of duelbound's C* certificates (format: docs/certificates.md).
-
-Trusted base: the Python standard library (``fractions``, integers).  Nothing from the
-solver path is imported (no PuLP, HiGHS, numba, numpy, ``duelbound.solvers``); every
-test is exact rational arithmetic, and the one transcendental quantity, d(µ, ½), is
-enclosed by two series summed in integer fixed point with directed rounding.
-
-What a valid certificate proves ([K16] Theorem 2, docs/math.md §5): for every Copeland
-winner i1 of the rational matrix ``mu``, C*_{i1} = min Σ_p c_p x_p over x ≥ 0 in R_{i1},
-with c_p = r_p / d(µ_p, ½) and r the komiyama regret; and C* = min over winners.
-
-* upper: x̂ satisfies **every** constraint of R_{i1} (the sorting oracle of [K16] §4.1.1:
-  for each (i2, l, case) the smallest left-hand side takes the smallest x values), so
-  C*_{i1} ≤ Σ c⁺_p x̂_p with c⁺_p ≥ c_p;
-* lower: y ≥ 0 on named constraints of R_{i1} and w ≥ 0 with Aᵀy − w ≤ c⁻ ≤ c, so
-  C*_{i1} ≥ Σ y − Σ w for the LP with the box x ≤ 1 — which has the same minimum,
-  since lowering an entry above 1 to 1 keeps every constraint (terms ≥ 0, right side 1)
-  and does not raise the cost.
-* C^E* ([K16] Theorem 5): the sorted-threshold value, an LP minimum hence non-decreasing
-  in every cost, recomputed exactly at c⁻ and at c⁺.
-
-Usage: ``duelbound check-certificate cert.json`` or :func:`check_certificate`.
-"""
+"""Independent checker of C* certificates v2: the rules of docs/certificates.md in their order,
+standard library only, exact rational arithmetic but d(µ, ½) (positive series in integer fixed
+point, directed rounding).  A failure is a CertificateError whose ``kind`` is in :data:`KINDS`."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from fractions import Fraction
+from itertools import accumulate
 
-__all__ = ["CertificateError", "check_certificate", "check_file", "kl_half_bounds"]
+__all__ = ["CertificateError", "check_certificate", "check_file", "loads", "kl_half_bounds"]
 
-HALF = Fraction(1, 2)
+FORMAT, VERSION = "duelbound-cstar-certificate", 2
+MAX_DIGITS = 100_000  #: most decimal digits of p, and of q, in a rational "p/q"
+KINDS = ("json", "schema", "matrix", "tournament", "pairs", "primal", "dual", "value")
+HALF, ZERO = Fraction(1, 2), Fraction(0)
+_LOG2: dict[int, tuple[int, int]] = {}
+_RATIONAL = re.compile(r"(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?\Z")  # [0-9]: ASCII digits only
+_WINNER = {"winner": "i", "lower": "q", "upper": "q"}
+_BRACKET = {"lower": "q", "upper": "q", "lower_float": "f", "upper_float": "f"}
+#: Objects with exactly these keys ("?": optional); [shape(, "<": strictly ascending)] lists;
+#: (shapes) lists of this length ("a", "b": indices a < b); "q" rational, others _TYPES.
+_SCHEMA = {
+    "format": "s", "version": "n", "?statement": "s", "?meta": "o",
+    "matrix": {"K": "n", "source": "s", "mu": [["q"]]}, "winners": ["i", "<"], "losses": ["i"],
+    "pairs": [{"pair": ("a", "b"), "d": ("q", "q"), "cost": ("q", "q")}, "<"],
+    "per_winner": [{**_WINNER, "primal": [("a", "b", "q"), "<"], "box": [("a", "b", "q"), "<"],
+                    "dual": [{"y": "q", "i2": "i", "l": "n", "I": ["i", "<"], "S": ["i", "<"]}]}],
+    "claim": _BRACKET, "ecw": {**_BRACKET, "per_winner": [_WINNER]}}
+_TYPES = {"i": "index < K", "n": "integer", "f": "finite float", "s": "string", "o": "object"}
 
 
 class CertificateError(ValueError):
-    """The certificate does not prove its claim; the message says where."""
+    """The certificate does not prove its claim; ``kind`` is the rule class broken."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+def _need(ok, kind: str, message: str) -> None:
+    if not ok:
+        raise CertificateError(kind, message)
 
 
-def _frac(text, where: str) -> Fraction:
-    if not isinstance(text, str):
-        raise CertificateError(f"{where}: expected a rational as a string 'p/q', got {text!r}")
+# -- reading: JSON, then every key, type, number syntax, index and order (kind "schema") ---
+def _unique(items: list) -> dict:
+    if len(out := dict(items)) < len(items):
+        raise CertificateError("json", f"duplicate key in {[k for k, _ in items]}"[:200])
+    return out
+
+def _finite(text: str) -> float:  # the hook for floats and for NaN / Infinity
+    return f if math.isfinite(f := float(text)) else _need(False, "json", f"non-finite {text}")
+
+def loads(text: str):
+    """JSON text → object; duplicate keys and non-finite numbers are kind "json"."""
     try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise CertificateError(f"{where}: {text!r} is not a rational 'p/q'") from None
+        return json.loads(text, object_pairs_hook=_unique, parse_constant=_finite,
+                          parse_float=_finite, parse_int=_int)
+    except RecursionError:
+        raise CertificateError("json", "JSON nested too deeply") from None
+
+def _int(s: str) -> int:  # any length: Python's int-digit limit applies to halves ≤ 4000
+    h = len(s) // 2
+    return int(s) if len(s) <= 4000 else _int(s[:h]) * 10 ** (len(s) - h) + _int(s[h:])
+
+def _leaf(v, shape: str, where: str, K: int, k=""):
+    """A scalar of type ``shape``; its path ``where[k]`` is formatted on failure only."""
+    if shape == "q":
+        if type(v) is str and (len(v) <= MAX_DIGITS or len(v) <= 2 * MAX_DIGITS + 2 and all(
+                len(t) <= MAX_DIGITS for t in v.lstrip("-").split("/"))) and _RATIONAL.match(v):
+            p, _, q = v.partition("/")
+            return Fraction(-_int(p[1:]) if p[0] == "-" else _int(p), _int(q) if q else 1)
+        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: {v!r:.60} is not a "
+                               f"rational 'p' or 'p/q' (ASCII digits, <= {MAX_DIGITS} each, q > 0)")
+    shape = "i" if shape in ("a", "b") else shape
+    if not {"i": type(v) is int and 0 <= v < K, "n": type(v) is int, "s": type(v) is str,
+            "f": type(v) is float and math.isfinite(v), "o": type(v) is dict}[shape]:
+        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: expected a "
+                               f"{_TYPES[shape]}, got {v!r:.40}")
+    return v
+
+def _object(v, shape: dict, where: str, K: int) -> dict:
+    keys, need = {k.lstrip("?"): s for k, s in shape.items()}, {k for k in shape if k[0] != "?"}
+    if type(v) is not dict or not need <= set(v) <= set(keys):
+        got = f"unknown {sorted(set(v) - set(keys))}, missing {sorted(need - set(v))}" if type(
+            v) is dict else f"a {type(v).__name__}"
+        raise CertificateError("schema", f"{where}: expected an object with the keys "
+                               f"{sorted(shape)} ('?': optional): {got}")
+    return {k: _parse(v[k], s, f"{where}.{k}", K) for k, s in keys.items() if k in v}
+
+def _parse(v, shape, where: str, K: int):
+    """``v`` checked against ``shape`` (see :data:`_SCHEMA`), rationals as Fractions."""
+    if not isinstance(shape, (list, tuple)):
+        return (_object if isinstance(shape, dict) else _leaf)(v, shape, where, K)
+    n = None if isinstance(shape, list) else len(shape)
+    if type(v) is not list or n is not None and len(v) != n:
+        raise CertificateError("schema", f"{where}: expected a list of {n or 'any'} entries")
+    subs = [shape[0]] * len(v) if n is None else shape
+    out = [_leaf(x, s, where, K, k) if isinstance(s, str) else _parse(x, s, f"{where}[{k}]", K)
+           for k, (x, s) in enumerate(zip(v, subs))]
+    keys = [x["pair"] if type(x) is dict else x[:2] if type(x) is list else x
+            for x in out] if shape[-1] == "<" else []
+    if any(a >= b for a, b in zip(keys, keys[1:])) or shape[:2] == ("a", "b") and out[0] >= out[1]:
+        raise CertificateError("schema", f"{where}: not strictly ascending, or not a < b")
+    return out
+
+def _read(doc) -> dict:
+    fmt, ver = (doc.get("format"), doc.get("version")) if type(doc) is dict else ("", "")
+    _need(fmt == FORMAT and type(ver) is int and ver == VERSION, "schema", f"not a {FORMAT} of "
+          f"version {VERSION} (format {fmt!r:.40}, version {ver!r:.20})" + (
+              "; version 1 files are no longer accepted: write the certificate again with "
+              "duelbound bounds --certificate" if type(ver) is int and ver == 1 else ""))
+    K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else None
+    _need(type(K) is int and K >= 2, "schema", "matrix.K: an integer >= 2 is required")
+    c = _parse(doc, _SCHEMA, "certificate", K)
+    _need(len(c["matrix"]["mu"]) == K and all(len(r) == K for r in c["matrix"]["mu"])
+          and len(c["losses"]) == K, "schema", f"matrix.mu must be K x K, losses K long (K = {K})")
+    _need([e["winner"] for e in c["per_winner"]] == c["winners"] == [
+        e["winner"] for e in c["ecw"]["per_winner"]], "schema", "per_winner, ecw.per_winner: "
+          f"exactly one entry per listed winner {c['winners']}, ascending")
+    return c
 
 
-# -- d(µ, 1/2) enclosed: positive series in integer fixed point, directed rounding -------
-def _series(ratio: Fraction, den, bits: int) -> tuple[Fraction, Fraction]:
-    """[lo, hi] ∋ Σ_{k≥0} ratio^k / den(k) for 0 ≤ ratio ≤ 1/2 and den(k) ≥ 1 increasing.
+# -- d(µ, 1/2) enclosed: positive series in integer fixed point, directed rounding ---------
+def _series(n: int, m: int, a: int, c: int, bits: int) -> tuple[int, int]:
+    """[lo, hi]·2^-bits ∋ Σ_{k≥0} (n/m)^k / ((2k + a)(ck + 1)), 0 ≤ n/m ≤ 1/2, a ≥ 1: powers
+    rounded down (each ≤ 2 low, each term ≤ 3 low), stopped at p_k ≤ 1, tail ≤ 2 (p_k + 2)."""
+    p, lo, k = 1 << bits, 0, 0
+    while p > 1:
+        lo += p // ((2 * k + a) * (c * k + 1))
+        p, k = p * n // m, k + 1
+    return lo, lo + 3 * k + 2 * (p + 2)
 
-    The powers are kept as integers scaled by 2^bits, rounded down for the lower sum and
-    up for the upper; the tail after the last term is ≤ 2 · (last power) (ratio ≤ 1/2).
-    """
-    one = 1 << bits
-    p_lo = p_hi = one
-    lo = hi = k = 0
-    n, m = ratio.numerator, ratio.denominator
-    while p_hi > 0 and k < 4 * bits:
-        lo += p_lo // den(k)
-        hi += -(-p_hi // den(k))
-        p_lo, p_hi, k = p_lo * n // m, -(-p_hi * n // m), k + 1
-    return Fraction(lo, one), Fraction(hi + 2 * p_hi + 1, one)
+def _log(A: int, B: int, bits: int) -> tuple[int, int]:
+    """[lo, hi]·2^-bits ∋ log(A/B) = e log 2 + 2 atanh(s), A/B = 2^e a/b, s = (a−b)/(a+b) ≤ 1/3."""
+    if bits not in _LOG2:  # log 2 = 2 atanh(1/3), once per precision
+        lo, hi = _series(1, 9, 1, 0, bits)
+        _LOG2[bits] = 2 * lo // 3, -(-2 * hi // 3)
+    e = A.bit_length() - B.bit_length()
+    a, b = (A, B << e) if e >= 0 else (A << -e, B)
+    if a < b:
+        a, e = 2 * a, e - 1
+    lo, hi = _series((a - b) ** 2, (a + b) ** 2, 1, 0, bits)
+    l2lo, l2hi = _LOG2[bits] if e >= 0 else _LOG2[bits][::-1]
+    return 2 * (a - b) * lo // (a + b) + e * l2lo, -(-2 * (a - b) * hi // (a + b)) + e * l2hi
 
+def kl_half_bounds(mu: Fraction, bits: int = 128) -> tuple[Fraction, Fraction]:
+    """[lo, hi] ∋ d(µ, ½), width ~2^-bits relative; u = |2µ − 1|: d = Σ_{k≥1} u^2k / (2k(2k − 1))
+    for u ≤ ½ (no cancellation near ½), else ((1 + u) log(1 + u) + (1 − u) log(1 − u)) / 2."""
+    Q = mu.denominator
+    N = abs(2 * mu.numerator - Q)
+    if 2 * N <= Q:
+        lo, hi = _series(N * N, Q * Q, 2, 2, bits)
+        return Fraction(N * N * lo, (Q * Q) << bits), Fraction(N * N * hi, (Q * Q) << bits)
+    (alo, ahi), (blo, bhi) = _log(Q + N, Q, bits), _log(Q - N, Q, bits) if N < Q else (0, 0)
+    return (Fraction((Q + N) * alo + (Q - N) * blo, (2 * Q) << bits),
+            Fraction((Q + N) * ahi + (Q - N) * bhi, (2 * Q) << bits))
 
-def _log(y: Fraction, bits: int) -> tuple[Fraction, Fraction]:
-    """[lo, hi] ∋ log y for rational y > 0: y = 2^e z, z ∈ [1, 2), log z = 2 atanh(s)."""
-    e = y.numerator.bit_length() - y.denominator.bit_length()
-    z = y / Fraction(2) ** e
-    if z < 1:
-        z, e = 2 * z, e - 1
-    def atanh2(s: Fraction) -> tuple[Fraction, Fraction]:  # 2 atanh(s) = 2s Σ s^2k/(2k+1)
-        lo, hi = _series(s * s, lambda k: 2 * k + 1, bits)
-        return 2 * s * lo, 2 * s * hi
-    l2lo, l2hi = atanh2(Fraction(1, 3))  # log 2
-    zlo, zhi = atanh2((z - 1) / (z + 1))
-    return (zlo + e * (l2lo if e >= 0 else l2hi), zhi + e * (l2hi if e >= 0 else l2lo))
-
-
-def kl_half_bounds(mu: Fraction, bits: int = 160) -> tuple[Fraction, Fraction]:
-    """[lo, hi] ∋ d(µ, ½) = µ log 2µ + (1 − µ) log 2(1 − µ), µ ≠ ½ (0 log 0 = 0).
-
-    With u = |2µ − 1|: d = Σ_{k≥1} u^2k / (2k(2k − 1)) (all terms positive) for u ≤ 1/2,
-    relative precision ~2^-bits; else ((1+u) log(1+u) + (1−u) log(1−u)) / 2, d > 0.13.
-    """
-    u = abs(2 * mu - 1)
-    if u <= HALF:
-        t = u * u
-        lo, hi = _series(t, lambda k: (2 * k + 2) * (2 * k + 1), bits)
-        return t * lo, t * hi
-    a_lo, a_hi = _log(1 + u, bits)
-    b_lo, b_hi = _log(1 - u, bits) if u < 1 else (Fraction(0), Fraction(0))
-    return ((1 + u) * a_lo + (1 - u) * b_lo) / 2, ((1 + u) * a_hi + (1 - u) * b_hi) / 2
+def _d_inside(mu: Fraction, dl: Fraction, dh: Fraction) -> bool | None:
+    """Is d(µ, ½) ∈ [dl, dh]: True / False when decided at 128, 512 or 2048 bits, else None."""
+    for lo, hi in (kl_half_bounds(mu, bits) for bits in (128, 512, 2048)):
+        if dl <= lo and hi <= dh or hi < dl or dh < lo:
+            return dl <= lo and hi <= dh
 
 
-# -- the matrix and its tournament ---------------------------------------------------------
-def _matrix(doc: dict) -> list[list[Fraction]]:
-    rows = doc.get("matrix", {}).get("mu")
-    if not isinstance(rows, list) or len(rows) < 2:
-        raise CertificateError("matrix.mu: a K×K list of rationals with K ≥ 2 is required")
-    K = len(rows)
-    if any(not isinstance(r, list) or len(r) != K for r in rows):
-        raise CertificateError(f"matrix.mu: every row must have K = {K} entries")
-    mu = [[_frac(v, f"matrix.mu[{i}][{j}]") for j, v in enumerate(r)] for i, r in enumerate(rows)]
-    for i in range(K):
-        if mu[i][i] != HALF:
-            raise CertificateError(f"matrix.mu[{i}][{i}] = {mu[i][i]}, not 1/2")
-        for j in range(i + 1, K):
-            if not 0 <= mu[i][j] <= 1 or mu[i][j] + mu[j][i] != 1:
-                raise CertificateError(f"matrix.mu[{i}][{j}], [{j}][{i}]: not in [0, 1] "
-                                       "or not summing to 1")
-            if mu[i][j] == HALF:
-                raise CertificateError(f"matrix.mu[{i}][{j}] = 1/2: a tie (no C* is defined)")
-    return mu
+# -- the proof: steps 3-9 of the specification ----------------------------------------------
+def _tournament(c: dict) -> dict:
+    """Steps 3-4: µ is a tie-free complementary matrix with the stated winners and losses."""
+    K, mu = len(c["matrix"]["mu"]), c["matrix"]["mu"]
+    for i, j in ((a, b) for a in range(K) for b in range(a, K)):
+        if not (mu[i][j] == HALF if i == j else 0 <= mu[i][j] <= 1 and mu[i][j] != HALF
+                and mu[i][j] + mu[j][i] == 1):
+            raise CertificateError("matrix", f"matrix.mu[{i}][{j}], mu[{j}][{i}]: need mu_ii = "
+                                   "1/2, else 0 <= mu <= 1, mu_ij + mu_ji = 1, mu != 1/2")
+    sup = [[j for j in range(K) if mu[i][j] < HALF] for i in range(K)]
+    L = [len(s) for s in sup]
+    winners = [i for i in range(K) if L[i] == min(L)]
+    _need(c["winners"] == winners and c["losses"] == L, "tournament",
+          f"winners/losses: mu has Copeland winners {winners} and losses {L}")
+    rivals = {i1: list(_rivals(i1, L, sup)) for i1 in winners}
+    beaten = [{j for j in range(K) if mu[i][j] > HALF} for i in range(K)]
+    return {"L": L, "l2": sorted(L)[1], "sup": sup, "beats": [set(s) for s in sup],
+            "rivals": rivals, "beaten": beaten}
 
+def _rivals(i1: int, L: list[int], sup: list[list[int]]):
+    """(i2, S_{i2} minus i1, m) of every rival whose C^E* threshold is defined: 1 ≤ m ≤ n."""
+    for i2, S in enumerate(sup):
+        B, m = [j for j in S if j != i1], L[i2] - L[i1] + 1
+        if i2 != i1 and 1 <= m <= len(B):
+            yield i2, B, m
 
-def _families(i1, i2, L, l2, inferiors, superiors):
-    """(l, case, A, m, B, s) of every constraint family (i2, l, case) of R_{i1} (math.md §5.1)."""
-    A = [j for j in inferiors[i1] if j != i2]
-    B = [j for j in superiors[i2] if j != i1]
-    for l in range(max(0, L[i1] - 1), l2 + 1):
-        m = l + 1 - L[i1]
-        s = max(0, L[i2] - l)
-        if m <= len(A) and s <= len(B):
-            yield l, 0, A, m, B, s
-        if i2 in inferiors[i1] and m >= 1 and m - 1 <= len(A) and max(0, s - 1) <= len(B):
-            yield l, 1, A, m - 1, B, max(0, s - 1)
-
-
-def _check_winner(entry, i1, K, L, l2, inferiors, superiors, cost) -> tuple[Fraction, Fraction]:
-    where = f"per_winner[{i1}]"
-    X = [[Fraction(0)] * K for _ in range(K)]
-    upper = Fraction(0)
-    for k, (a, b, v) in enumerate(entry.get("primal", [])):
-        x = _frac(v, f"{where}.primal[{k}]")
-        if not (0 <= a < K and 0 <= b < K and a != b) or X[a][b] or not 0 <= x <= 1:
-            raise CertificateError(f"{where}.primal[{k}]: bad pair ({a}, {b}), a repeated "
-                                   f"pair, or x = {x} outside [0, 1]")
-        X[a][b] = X[b][a] = x
-        upper += cost(a, b, where)[1] * x
-    def prefix(owner: int, members: list[int]) -> list[Fraction]:  # sums of the k smallest
-        out = [Fraction(0)]
-        for v in sorted(X[owner][j] for j in members):
-            out.append(out[-1] + v)
-        return out
-
-    for i2 in range(K):  # primal feasibility: every constraint, by sorting
-        if i2 == i1:
-            continue
-        pa = pb = None
-        for l, case, A, m, B, s in _families(i1, i2, L, l2, inferiors, superiors):
-            pa, pb = pa or prefix(i1, A), pb or prefix(i2, B)
-            lhs = pa[m] + pb[s] + (X[i1][i2] if case == 1 else 0)
-            if lhs < 1:
-                raise CertificateError(f"{where}: the primal violates the constraint "
-                                       f"(i2={i2}, l={l}, case {case}): left side {lhs} < 1")
-    g: dict[tuple[int, int], Fraction] = {}
-    total_y = Fraction(0)
-    for k, row in enumerate(entry.get("dual", [])):
-        y, i2, l = _frac(row.get("y"), f"{where}.dual[{k}].y"), row.get("i2"), row.get("l")
-        I, S = row.get("I", []), row.get("S", [])
-        ok = (isinstance(i2, int) and isinstance(l, int) and i2 != i1 and 0 <= i2 < K
-              and max(0, L[i1] - 1) <= l <= l2 and y >= 0
-              and len(set(I)) == len(I) == l + 1 - L[i1] and set(I) <= set(inferiors[i1])
-              and len(set(S)) == len(S) == max(0, L[i2] - l - (i2 in I))
-              and set(S) <= set(superiors[i2]) - {i1} and (I or S))
-        if not ok:
-            raise CertificateError(f"{where}.dual[{k}]: (i2={i2}, l={l}, I={I}, S={S}, y={y}) "
-                                   f"is not a constraint of R_{i1} with y >= 0")
-        total_y += y
+def _rows(e: dict, i1: int, T: dict) -> dict:
+    """Step 5 (dual rows, box) for winner i1; returns Aᵀy as {pair: {q: Σ numerators}}."""
+    L, l1, beaten, beats, g = T["L"], T["L"][i1], T["beaten"], T["beats"], {}
+    for k, r in enumerate(e["dual"]):
+        y, i2, l, I, S = r["y"], r["i2"], r["l"], r["I"], r["S"]
+        if not (y > 0 and i2 != i1 and max(0, l1 - 1) <= l <= T["l2"] and (I or S)
+                and len(I) == l + 1 - l1 and len(S) == max(0, L[i2] - l - (i2 in I))
+                and all(j in beaten[i1] for j in I) and all(j in beats[i2] for j in S)
+                and i1 not in S):
+            raise CertificateError("dual", f"per_winner[{i1}].dual[{k}]: (i2={i2}, l={l}, I={I}, "
+                                   f"S={S}, y={y}) is not a constraint of R_{i1} with y > 0")
         for p in [(min(i1, j), max(i1, j)) for j in I] + [(min(i2, j), max(i2, j)) for j in S]:
-            g[p] = g.get(p, Fraction(0)) + y
-    box: dict[tuple[int, int], Fraction] = {}
-    for k, (a, b, v) in enumerate(entry.get("box", [])):
-        w = _frac(v, f"{where}.box[{k}]")
-        if w < 0 or (min(a, b), max(a, b)) in box:
-            raise CertificateError(f"{where}.box[{k}]: w = {w} < 0 or a repeated pair")
-        box[min(a, b), max(a, b)] = w
-    for p, gp in g.items():  # dual feasibility: (Aᵀy)_p − w_p ≤ c⁻_p
-        if gp - box.get(p, Fraction(0)) > cost(*p, where)[0]:
-            raise CertificateError(f"{where}: dual infeasible at pair {p}: (A^T y - w) = "
-                                   f"{float(gp - box.get(p, 0)):.17g} exceeds its cost")
-    lower = total_y - sum(box.values(), Fraction(0))
-    for name, got in (("lower", lower), ("upper", upper)):
-        said = _frac(entry.get(name), f"{where}.{name}")
-        if said != got:
-            raise CertificateError(f"{where}.{name} = {float(said):.17g} but the certificate "
-                                   f"proves {float(got):.17g}")
-    return lower, upper
+            d = g.setdefault(p, {})
+            d[y.denominator] = d.get(y.denominator, 0) + y.numerator
+    for k, (a, b, w) in enumerate(e["box"]):
+        _need(w > 0 and (a, b) in g, "dual", f"per_winner[{i1}].box[{k}]: w = {w} is not > 0 "
+              "or its pair is in no dual row")
+    return g
 
+def _costs(c: dict, T: dict, G: dict) -> dict:
+    """Step 6: the used pairs of positive regret, each with its d and cost bounds."""
+    L, mu, r0, K = T["L"], c["matrix"]["mu"], 2 * min(T["L"]), len(T["L"])
+    used = {(a, b) for e in c["per_winner"] for a, b, _ in e["primal"]} | set().union(*G.values())
+    for i1 in c["winners"]:
+        used |= {(min(i1, j), max(i1, j)) for j in T["beaten"][i1]}
+        used |= {(min(j, i2), max(j, i2)) for i2, B, _ in T["rivals"][i1] for j in B}
+    need = {(a, b) for a, b in used if L[a] + L[b] > r0}
+    listed = {tuple(e["pair"]) for e in c["pairs"]}
+    _need(listed == need, "pairs", f"pairs: exactly the used pairs of positive regret; missing "
+          f"{sorted(need - listed)[:3]}, not used {sorted(listed - need)[:3]}")
+    for e in c["pairs"]:
+        (a, b), (dl, dh), (cl, ch) = e["pair"], e["d"], e["cost"]
+        r = Fraction(L[a] + L[b] - r0, 2 * (K - 1))
+        inside = 0 < dl <= dh and _d_inside(mu[a][b], dl, dh)
+        _need(inside, "pairs", f"pairs ({a}, {b}): need 0 < d- <= d(mu, 1/2) <= d+"
+              + " (not decided at 2048 bits)" * (inside is None))
+        _need(0 <= cl and cl * dh <= r <= ch * dl, "pairs", f"pairs ({a}, {b}): need 0 <= c-, "
+              "c- d+ <= r <= c+ d-")
+    return {tuple(e["pair"]): tuple(e["cost"]) for e in c["pairs"]}
 
-def check_certificate(doc: dict, bits: int = 160) -> dict:
-    """See :func:`_check` (malformed documents raise CertificateError too)."""
-    try:
-        return _check(doc, bits)
-    except CertificateError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise CertificateError(f"malformed certificate ({type(exc).__name__}: {exc})") from None
-
-
-def _check(doc: dict, bits: int) -> dict:
-    """Check a certificate document; returns the proven bracket, raises CertificateError.
-
-    Returns
-    -------
-    dict
-        ``lower``/``upper`` (exact rationals as strings and binary64), ``K``,
-        ``winners`` — C* of ``matrix.mu`` provably lies in [lower, upper].
-    """
-    if doc.get("format") != "duelbound-cstar-certificate" or doc.get("version") != 1:
-        raise CertificateError("not a duelbound C* certificate of version 1 "
-                               f"(format {doc.get('format')!r}, version {doc.get('version')!r})")
-    mu = _matrix(doc)
-    K = len(mu)
-    inferiors = [[j for j in range(K) if mu[i][j] > HALF] for i in range(K)]
-    superiors = [[j for j in range(K) if mu[i][j] < HALF] for i in range(K)]
-    L = [len(s) for s in superiors]
-    l1, l2 = sorted(L)[0], sorted(L)[1]
-    winners = [i for i in range(K) if L[i] == l1]
-    if doc.get("winners") != winners or doc.get("losses") != L:
-        raise CertificateError(f"winners/losses: the matrix has Copeland winners {winners} "
-                               f"and losses {L}")
-    costs: dict[tuple[int, int], tuple[Fraction, Fraction]] = {}
-    for k, e in enumerate(doc.get("pairs", [])):
-        a, b = e["pair"]
-        dl, dh = (_frac(v, f"pairs[{k}].d") for v in e["d"])
-        cl, ch = (_frac(v, f"pairs[{k}].cost") for v in e["cost"])
-        r = Fraction(L[a] + L[b] - 2 * l1, 2 * (K - 1)) if 0 <= a < b < K else Fraction(0)
-        lo, hi, b2 = dl, dh, bits
-        while r and b2 <= 16 * bits:  # a narrower enclosure than ours: more bits
-            lo, hi = kl_half_bounds(mu[a][b], b2)
-            if dl <= lo and hi <= dh:
-                break
-            b2 *= 4
-        if r == 0 or (a, b) in costs or not (0 < dl <= lo and hi <= dh):
-            raise CertificateError(f"pairs[{k}] ({a}, {b}): not a pair with positive regret "
-                                   "listed once, or d(mu, 1/2) not inside [d_lo, d_hi]")
-        if not (0 <= cl and cl * dh <= r <= ch * dl):
-            raise CertificateError(f"pairs[{k}] ({a}, {b}): cost bounds do not enclose r/d")
-        costs[a, b] = (cl, ch)
-
-    def cost(a: int, b: int, where: str) -> tuple[Fraction, Fraction]:
-        a, b = min(a, b), max(a, b)
-        if L[a] == L[b] == l1:
-            return Fraction(0), Fraction(0)  # two Copeland winners: regret 0
-        if (a, b) not in costs:
-            raise CertificateError(f"{where}: pair ({a}, {b}) is used but has no cost entry")
-        return costs[a, b]
-
-    entries = {e.get("winner"): e for e in doc.get("per_winner", [])}
-    if sorted(entries) != winners:
-        raise CertificateError(f"per_winner: one entry per Copeland winner {winners} needed")
-    proven = [_check_winner(entries[i], i, K, L, l2, inferiors, superiors, cost)
-              for i in winners]
-    lower, upper = min(p[0] for p in proven), min(p[1] for p in proven)
-    claim = _claimed(doc.get("claim", {}), "claim", lower, upper)
-    # C^E* ([K16] Theorem 5): an LP minimum, non-decreasing in every cost, so its exact
-    # values at the cost bounds c- and c+ enclose it; no dual is needed
-    ecw = doc.get("ecw", {})
-    stated = {e.get("winner"): e for e in ecw.get("per_winner", [])}
-    if sorted(stated) != winners:
-        raise CertificateError(f"ecw.per_winner: one entry per Copeland winner {winners} needed")
-    brackets = []
-    for i1 in winners:
-        got = [_ecw_value(i1, end, K, L, inferiors, superiors, cost) for end in (0, 1)]
-        for name, g in zip(("lower", "upper"), got):
-            if _frac(stated[i1].get(name), f"ecw[{i1}].{name}") != g:
-                raise CertificateError(f"ecw[{i1}].{name} is not the sorted-threshold value "
-                                       f"at the {name} cost bounds ({float(g):.17g})")
-        brackets.append(got)
-    ecw_claim = _claimed(ecw, "ecw", min(b[0] for b in brackets), min(b[1] for b in brackets))
-    return {"K": K, "winners": winners, "lower": str(lower), "upper": str(upper),
-            "lower_float": claim["lower_float"], "upper_float": claim["upper_float"],
-            "ecw_lower_float": ecw_claim["lower_float"],
-            "ecw_upper_float": ecw_claim["upper_float"]}
-
-
-def _claimed(section: dict, where: str, lower: Fraction, upper: Fraction) -> dict:
-    """The stated bracket must be exactly what was proven, and its floats the outward
-    roundings (a claim one ulp weaker is rejected too)."""
-    for name, got, rnd in (("lower", lower, -1), ("upper", upper, 1)):
-        said = _frac(section.get(name), f"{where}.{name}")
-        f = section.get(f"{name}_float")
-        if said != got:
-            raise CertificateError(f"{where}.{name} = {float(said):.17g} but the certificate "
-                                   f"proves {float(got):.17g}")
-        if not isinstance(f, float) or (Fraction(f) - got) * rnd < 0 or \
-                (Fraction(_next(f, -rnd)) - got) * rnd >= 0:
-            raise CertificateError(f"{where}.{name}_float = {f!r} is not {name} rounded "
-                                   f"{'down' if rnd < 0 else 'up'} to binary64")
-    return section
-
-
-def _ecw_value(i1, end, K, L, inferiors, superiors, cost) -> Fraction:
-    """C^E*_{i1} at the cost bounds ``end`` (0: c-, 1: c+): the inferiors' costs plus, per
-    rival i2, min over h of (the h smallest costs of S_{i2} minus i1) / (h - (n - m))."""
-    total = sum((cost(i1, j, "ecw")[end] for j in inferiors[i1]), Fraction(0))
+def _primal_upper(e: dict, i1: int, T: dict, cost) -> Fraction:
+    """Step 7: every constraint of R_{i1} holds at x̂ (sorting oracle, docs/math.md §5.1)."""
+    K, L, l1, beaten = len(T["L"]), T["L"], T["L"][i1], T["beaten"]
+    X = [[ZERO] * K for _ in range(K)]
+    for a, b, x in e["primal"]:
+        X[a][b] = X[b][a] = x
+    def prefix(owner: int, members: list[int]) -> list[Fraction]:  # sums of the k smallest
+        vals = sorted(v for j in members if (v := X[owner][j]))  # the zeros come first
+        return [ZERO] * (len(members) - len(vals)) + list(accumulate(vals, initial=ZERO))
     for i2 in (i for i in range(K) if i != i1):
-        c = sorted(cost(j, i2, "ecw")[end] for j in superiors[i2] if j != i1)
-        n, m = len(c), L[i2] - L[i1] + 1
-        if 1 <= m <= n:
-            sums = [sum(c[:h]) for h in range(n - m + 1, n + 1)]
-            total += min(v / (h + 1) for h, v in enumerate(sums))
+        A, B = [j for j in beaten[i1] if j != i2], [j for j in T["sup"][i2] if j != i1]
+        pa, pb = prefix(i1, A), prefix(i2, B)
+        for l in range(max(0, l1 - 1), T["l2"] + 1):
+            m, s = l + 1 - l1, max(0, L[i2] - l)  # case 1: i2 ∈ I, one fewer of each
+            for mm, ss, x in [(m, s, ZERO)] + [(m - 1, max(0, s - 1), X[i1][i2])] * (
+                    i2 in beaten[i1] and m >= 1):
+                if mm <= len(A) and ss <= len(B) and pa[mm] + pb[ss] + x < 1:
+                    raise CertificateError("primal", f"per_winner[{i1}]: x̂ violates a "
+                                           f"constraint (i2={i2}, l={l}) of R_{i1}")
+    return sum((cost(a, b)[1] * x for a, b, x in e["primal"]), ZERO)
+
+def _ecw(i1: int, end: int, T: dict, cost) -> Fraction:
+    """C^E*_{i1} at the cost bounds c⁻ (end 0) or c⁺ (end 1), [K16] Theorem 5."""
+    total = sum((cost(i1, j)[end] for j in T["beaten"][i1]), ZERO)
+    for i2, B, m in T["rivals"][i1]:
+        acc = list(accumulate(sorted(cost(j, i2)[end] for j in B), initial=ZERO))
+        total += min(acc[h] / (h - len(B) + m) for h in range(len(B) - m + 1, len(B) + 1))
     return total
 
+def _stated(section: dict, where: str, lower: Fraction, upper: Fraction) -> None:
+    """Step 9: stated = proven exactly; any ``*_float`` is the outward binary64 rounding."""
+    for name, got, rnd in (("lower", lower, -1), ("upper", upper, 1)):
+        _need(section[name] == got, "value", f"{where}.{name} = {float(section[name]):.17g} "
+              f"but the certificate proves {float(got):.17g}")
+        f = section.get(f"{name}_float", math.nan)
+        _need(f != f or (Fraction(f) - got) * rnd >= 0 > (Fraction(math.nextafter(
+            f, -rnd * math.inf)) - got) * rnd, "value", f"{where}.{name}_float = {f!r} is not "
+            f"{name} rounded {'down' if rnd < 0 else 'up'} to binary64")
 
-def _next(f: float, direction: int) -> float:
-    return math.nextafter(f, math.inf * direction)
-
+def check_certificate(doc) -> dict:
+    """What a parsed certificate proves (K, winners, brackets), or CertificateError."""
+    c = _read(doc)
+    T, P = _tournament(c), c["per_winner"]
+    for w, k, x in ((e["winner"], k, t[2]) for e in P for k, t in enumerate(e["primal"])):
+        _need(0 < x <= 1, "primal", f"per_winner[{w}].primal[{k}]: x = {x} not in (0, 1]")
+    G = {e["winner"]: _rows(e, e["winner"], T) for e in P}
+    costs = _costs(c, T, G)
+    cost = lambda a, b: costs.get((a, b) if a < b else (b, a), (ZERO, ZERO))  # noqa: E731
+    uppers = [_primal_upper(e, e["winner"], T, cost) for e in P]
+    for e, upper in zip(P, uppers):  # step 8: (Aᵀy)_p − w_p ≤ c⁻_p
+        i1, box = e["winner"], {(a, b): w for a, b, w in e["box"]}
+        for p, groups in G[i1].items():
+            _need(sum((Fraction(n, q) for q, n in groups.items()), -box.get(p, ZERO)) <= cost(
+                *p)[0], "dual",
+                  f"per_winner[{i1}]: dual infeasible at pair {p}: (A^T y)_p - w_p > c-_p")
+        e["proven"] = (sum((r["y"] for r in e["dual"]), ZERO) - sum(box.values(), ZERO), upper)
+    for e in P:
+        _stated(e, f"per_winner[{e['winner']}]", *e["proven"])
+    lower, upper = (min(e["proven"][k] for e in P) for k in (0, 1))
+    _stated(c["claim"], "claim", lower, upper)
+    ecw = [(_ecw(i1, 0, T, cost), _ecw(i1, 1, T, cost)) for i1 in c["winners"]]
+    for e, (lo, hi) in zip(c["ecw"]["per_winner"], ecw):
+        _stated(e, f"ecw.per_winner[{e['winner']}] (sorted threshold at c-/c+)", lo, hi)
+    _stated(c["ecw"], "ecw", min(b[0] for b in ecw), min(b[1] for b in ecw))
+    return {"K": len(T["L"]), "winners": c["winners"], "lower": str(lower), "upper": str(upper),
+            **{f"{p}{k}_float": s[f"{k}_float"] for p, s in (("", c["claim"]), ("ecw_", c["ecw"]))
+               for k in ("lower", "upper")}}
 
 def check_file(path: str) -> dict:
-    """:func:`check_certificate` on a JSON file."""
+    """:func:`check_certificate` on a JSON file (OSError / ValueError if it is not JSON)."""
     with open(path, encoding="utf-8") as fh:
-        return check_certificate(json.load(fh))
+        return check_certificate(loads(fh.read()))
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # exit 0 VALID, 1 INVALID (the reason), 2 unreadable / not JSON
     try:
-        out = check_file(sys.argv[1])
-    except (CertificateError, OSError, ValueError) as exc:
-        sys.exit(f"INVALID: {exc}")
-    print(f"VALID: C* in [{out['lower_float']!r}, {out['upper_float']!r}]")
+        out = check_file(sys.argv[1]) if len(sys.argv) == 2 else sys.exit("usage: checker F")
+        print(f"VALID: C* in [{out['lower_float']!r}, {out['upper_float']!r}]")
+    except CertificateError as exc:
+        sys.exit(print(f"INVALID: {exc}") or 1)
+    except (OSError, ValueError) as exc:
+        sys.exit(print(f"cannot read {sys.argv[1]}: {exc}", file=sys.stderr) or 2)

@@ -58,10 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help=f"certify C* also above K = {CERTIFY_MAX_K} (default: exact "
                            f"certificate on for K <= {CERTIFY_MAX_K}; above, a bare --certify "
                            "uses the floating-point certificate verified exactly)")
-    cert.add_argument("--certify-mode", dest="certify", choices=("auto", "exact", "interval"),
-                      help=f"certify with this mode: exact (rational arithmetic), interval "
+    cert.add_argument("--certify-mode", dest="certify",
+                      choices=("auto", "exact", "float-dual", "interval"),
+                      help=f"certify with this mode ('interval' is the old name of float-dual, "
+                           f"deprecated): exact (rational arithmetic), float-dual "
                            f"(floating-point duals verified exactly; width ~1e-15, faster at "
-                           f"large K) or auto (exact up to K = {EXACT_MAX_K}, interval above; "
+                           f"large K) or auto (exact up to K = {EXACT_MAX_K}, float-dual above; "
                            "what --certify does)")
     cert.add_argument("--no-certify", dest="certify", action="store_false")
     parser.add_argument("--certificate", metavar="FILE",

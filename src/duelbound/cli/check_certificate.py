@@ -30,29 +30,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..checks.proof import CertificateError, check_certificate
+    from ..checks.proof import CertificateError, check_certificate, loads
     from ..theory.errors import MatrixFileError
-    from ..theory.io import load_json, read_text_file
+    from ..theory.io import read_text_file
 
     path = args.certificate
-    doc = load_json(read_text_file(path), os.path.basename(path))
-    if not isinstance(doc, dict):
-        raise MatrixFileError(f"{os.path.basename(path)}: a certificate is a JSON object")
+    text = read_text_file(path)
     t0 = time.perf_counter()
-    try:
-        out = check_certificate(doc)
+    try:  # the checker's own JSON reading: duplicate keys, NaN, Infinity are INVALID
+        out = check_certificate(loads(text))
     except CertificateError as exc:
-        verdict = {"valid": False, "reason": str(exc), "seconds": time.perf_counter() - t0}
+        verdict = {"valid": False, "kind": exc.kind, "reason": str(exc),
+                   "seconds": time.perf_counter() - t0}
         print(json.dumps(verdict) if args.json else f"INVALID: {exc}")
         return 1
+    except ValueError as exc:  # not JSON at all: the file cannot be read as a certificate
+        raise MatrixFileError(f"{os.path.basename(path)}: invalid JSON ({exc})") from None
     out = {"valid": True, **out, "seconds": time.perf_counter() - t0,
            "bytes": os.path.getsize(path)}
     if args.json:
         print(json.dumps(out))
     else:
         lo, hi = out["lower_float"], out["upper_float"]
-        print(f"VALID: C* in [{lo!r}, {hi!r}] (relative width {(hi - lo) / lo:.2g}) for the "
-              f"K = {out['K']} matrix in the certificate; Copeland winners {out['winners']}; "
-              f"checked in {out['seconds']:.3g} s")
+        print(f"VALID: C* in [{lo!r}, {hi!r}] (relative width {relative_width(lo, hi):.2g}) "
+              f"for the K = {out['K']} matrix in the certificate; Copeland winners "
+              f"{out['winners']}; checked in {out['seconds']:.3g} s")
     sys.stdout.flush()
     return 0
+
+
+def relative_width(lower: float, upper: float) -> float:
+    """(upper − lower) / lower of a printed bracket — the one definition ``bounds`` and
+    ``check-certificate`` both print (inf when lower ≤ 0)."""
+    return (upper - lower) / lower if lower > 0 else float("inf")
