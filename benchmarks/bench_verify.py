@@ -145,7 +145,7 @@ def _under(level: str, fn):
 def _startup(M) -> float:
     """Seconds from starting a run to its first duel (interpreter, sandbox, import)."""
     rec = judge_run("bench_trivial:make", M, 10, 1, 2)
-    return rec.progress["startup_s"]
+    return rec.startup_s
 
 
 def main() -> None:
@@ -172,12 +172,12 @@ def main() -> None:
             prog = exec_spec([os.path.join(tmp, "trivial")])
         for level in levels:   # the same judge under each isolation, interleaved below
             cases[f"judge, select protocol ({level})"] = _under(level, lambda: judge_run(
-                "bench_trivial:make", M, args.T, 1, 2).progress["duels_per_s"])
+                "bench_trivial:make", M, args.T, 1, 2).duels_per_s)
             cases[f"judge, duel protocol ({level})"] = _under(level, lambda: judge_run(
-                "bench_trivial:run", M, args.T, 1, 2).progress["duels_per_s"])
+                "bench_trivial:run", M, args.T, 1, 2).duels_per_s)
             if cc:
                 cases[f"judge, --exec line protocol, C program ({level})"] = _under(
-                    level, lambda: judge_run(prog, M, args.T, 1, 2).progress["duels_per_s"])
+                    level, lambda: judge_run(prog, M, args.T, 1, 2).duels_per_s)
         best = dict.fromkeys(cases, 0.0)
         starts: dict[str, list[float]] = {level: [] for level in levels}
         for _ in range(args.repeat):   # interleaved: a noisy machine hits every case alike

@@ -363,10 +363,10 @@ def test_broken_variants_fail_consistency(spec, matrices):
 
 
 def test_seeds_are_distinct_per_matrix_and_run():
-    from duelbound.checks.verify.harness import _run_seed
+    from duelbound.checks.verify.runs import run_seed
 
-    assert _run_seed(0, 0, 0) != _run_seed(0, 0, 1) != _run_seed(0, 1, 0)
-    assert isinstance(_run_seed(5, 2, 3), int) and np.uint32(_run_seed(5, 2, 3)) >= 0
+    assert run_seed(0, 0, 0) != run_seed(0, 0, 1) != run_seed(0, 1, 0)
+    assert isinstance(run_seed(5, 2, 3), int) and np.uint32(run_seed(5, 2, 3)) >= 0
 
 
 # --------------------------------------------------------------------------------------

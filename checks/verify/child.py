@@ -7,14 +7,15 @@ seed and the outcome of each duel it asks for.  The preference matrix, the
 environment's generator, the record of the duels and the verdict code live in the
 trusted parent process.
 
-Wire protocol (see :mod:`duelbound.checks.verify.judge`): the child writes a request as
-8 bytes (i, j), little-endian int32, to one pipe and reads the 1-byte answer from
-another (0: j won, 1: i won, 2: invalid request, 3: more than T duels).  Markers in
-the i field: ``TEXT`` (j bytes of JSON follow: exceptions, protocol detection),
-``READY`` (built, the hang clock starts), ``DONE``.  Nothing the child sends other
-than its requests is used for a statistic.
+Wire protocol (constants in :mod:`duelbound.checks.verify.protocol`, loaded here by
+path): the child writes a request as 8 bytes (i, j), little-endian int32, to one pipe
+and reads the 1-byte answer from another (0: j won, 1: i won, 2: invalid request, 3:
+more than T duels).  Markers in the i field: ``TEXT`` (j bytes of JSON follow:
+exceptions, protocol detection), ``READY`` (built, the hang clock starts), ``DONE``.
+Nothing the child sends other than its requests is used for a statistic.
 """
 
+import importlib.util
 import json
 import os
 import resource
@@ -23,10 +24,19 @@ import struct
 import sys
 import traceback
 
-DONE = -2147483648
-TEXT = -2147483647
-READY = -2147483646     # module imported and factory(K, T, seed) built: the hang clock starts
-INT32 = (-2147483645, 2147483647)
+
+def _load_protocol():
+    """The wire protocol's constants, from ``protocol.py`` beside this file (loaded by
+    path: this script imports no part of duelbound, and its folder is not on sys.path)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.py")
+    spec = importlib.util.spec_from_file_location("_duelbound_wire_protocol", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PROTOCOL = _load_protocol()
+DONE, TEXT, READY, INT32 = PROTOCOL.DONE, PROTOCOL.TEXT, PROTOCOL.READY, PROTOCOL.INT32
 
 
 class ProtocolError(Exception):
@@ -72,10 +82,10 @@ class _Channel:
 
     def __init__(self, cfg):
         self.req, self.resp = cfg["req"], cfg["resp"]
-        self.pack = struct.Struct("<ii").pack
+        self.pack = struct.Struct(PROTOCOL.REQUEST).pack
 
     def text(self, kind, **data):
-        payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:65536]
+        payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:PROTOCOL.TEXT_MAX]
         os.write(self.req, self.pack(TEXT, len(payload)) + payload)
         return self._answer()
 
@@ -227,10 +237,10 @@ def _run_select(ch, obj, T):
                         message=f"expected a pair of int arm indices, got {pair!r:.200}")
                 break
         code = request(i, j)
-        if code > 1:
+        if code not in (PROTOCOL.J_WON, PROTOCOL.I_WON):
             break
         try:
-            update(i, j, code == 1)
+            update(i, j, code == PROTOCOL.I_WON)
         except BaseException as exc:  # noqa: BLE001
             kind, msg, tb = _describe(exc, "update()")
             ch.text(kind, step=step, message=msg, traceback=tb)
@@ -250,9 +260,9 @@ def _run_duel(ch, run, T):
                 raise ProtocolError(f"duel() expects int arm indices, got ({i!r}, {j!r})")
             i, j = a, b
         code = request(i, j)
-        if code < 2:
-            return code == 1
-        if code == 2:
+        if code in (PROTOCOL.J_WON, PROTOCOL.I_WON):
+            return code == PROTOCOL.I_WON
+        if code == PROTOCOL.INVALID:
             raise ProtocolError(f"invalid duel ({i}, {j}): arm index out of range")
         raise ProtocolError(f"duel ({i}, {j}) requested after T = {T} duels")
 
@@ -290,7 +300,9 @@ def _run_exec(ch, argv, K, T, seed, probe):
     except OSError:
         pass
     ch.request(READY, 0)
-    answers = {0: b"0\n", 1: b"1\n", 2: b"-1 invalid request\n", 3: b"-1 more than T duels\n"}
+    answers = {PROTOCOL.J_WON: b"0\n", PROTOCOL.I_WON: b"1\n",
+               PROTOCOL.INVALID: b"-1 invalid request\n",
+               PROTOCOL.EXCEEDED: b"-1 more than T duels\n"}
     request = ch.request
     step = 0
     for line in out:
@@ -305,7 +317,7 @@ def _run_exec(ch, argv, K, T, seed, probe):
         except ValueError:
             ch.text("non-int", step=step,
                     message=f"expected a line 'i j' of two integers, got {line[:200]!r}")
-            code = 2
+            code = PROTOCOL.INVALID
         else:
             code = request(i, j)
         try:
