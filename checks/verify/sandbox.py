@@ -445,7 +445,9 @@ def launch(cfg: dict[str, Any], *, env: Mapping[str, str], memory_bytes: int,
             perms = "0555" if os.access(host, os.X_OK) else "0444"
             fds[inside] = (_memfd(Path(host).read_bytes()), perms)
     inner_env = dict(env, HOME=WORKDIR, TMPDIR="/tmp", NUMBA_CACHE_DIR="/tmp/numba")
-    argv = sandbox_argv([os.path.realpath(sys.executable), "-P", "-s", f"{HERE}/boot.py"],
+    # the interpreter by its own name: a virtual environment's (its site-packages' *.pth
+    # files, an editable install's finder among them, are read at start-up)
+    argv = sandbox_argv([sys.executable, "-P", "-s", f"{HERE}/boot.py"],
                         readonly=install, data=fds, env=inner_env, root=root,
                         tmpfs=tmpfs_bytes(memory_bytes), binary=binary)
     # bubblewrap's own options through a descriptor: its command line (the sandbox's
