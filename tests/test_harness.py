@@ -273,6 +273,7 @@ def test_report_is_json_ready():
     assert data["verdict"] == "FAIL" and data["matrices"][0]["name"] == "multi_winner"
     assert data["exit_code"] == 1 and data["environment_seed"] == r.environment_seed
     assert data["matrices"][0]["checks"][1]["statistic"]["runs_used"] == 1
+    assert all(c["rule"] for c in data["matrices"][0]["checks"])   # each names its rule
     assert "consistency" in r.table()
 
 

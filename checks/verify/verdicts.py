@@ -15,7 +15,7 @@ computed on fewer runs than were asked for (or on shorter horizons) is never PAS
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,8 +34,9 @@ from .statistics import (
     van_elteren_p,
 )
 
-__all__ = ["ORDER", "Check", "worst", "protocol_check", "consistency_check", "slope_check",
-           "claimed_check", "reference_check", "pooled_reference_check", "matrix_checks",
+__all__ = ["ORDER", "Check", "CStar", "c_star", "worst", "protocol_check", "consistency_check",
+           "slope_check", "claimed_check", "reference_check", "pooled_reference_check",
+           "matrix_checks",
            "suite_checks", "confirmed_linear", "beyond_budget", "is_linear", "LINEAR_RULES",
            "nice_horizon", "growth_ratio", "starved", "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO",
            "STUCK_RUN"]
@@ -95,6 +96,16 @@ class Check:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "verdict": self.verdict, "message": self.message,
                 "statistic": self.statistic, "rule": self.rule}
+
+
+@dataclass(frozen=True)
+class CStar:
+    """C* of a matrix as the checks use it ([K16] Th. 2): the value, the allocation q*
+    (K x K), or the solver's error instead."""
+
+    value: float | None
+    allocation: np.ndarray | None = None
+    error: str | None = None
 
 
 def worst(verdicts: Iterable[str]) -> str:
@@ -448,14 +459,23 @@ def claimed_check(runs: list, cstar: float | None, claimed: float) -> Check:
     return Check("claimed", "PASS", msg, stat, rule="within-claim")
 
 
-def _allocation_reason(M, runs: list, ref_runs: list, T: int) -> tuple[str, list]:
-    """Pairs the user samples more / less than the reference, against q* of [K16]."""
+def c_star(M) -> CStar:
+    """C* of ``M`` with its allocation q* ([K16] Th. 2, by
+    :func:`duelbound.solvers.cstar.lower_bound`), or the solver's error (reported in the
+    checks, never hidden)."""
     try:
         from ...solvers.cstar import lower_bound
 
-        q = np.asarray(lower_bound(M, certify=False).allocation, dtype=float)
-    except Exception:  # noqa: BLE001 — the reason is optional
-        q = None
+        res = lower_bound(M, certify=False)
+        return CStar(float(res.value), np.asarray(res.allocation, dtype=float))
+    except Exception as exc:  # noqa: BLE001
+        return CStar(None, None, f"{type(exc).__name__}: {exc}")
+
+
+def _allocation_reason(M, runs: list, ref_runs: list, T: int, q: np.ndarray | None
+                       ) -> tuple[str, list]:
+    """Pairs the user samples more / less than the reference, against q* of [K16]
+    (``q``: None when C* could not be solved; the reason is then without it)."""
     nu = np.mean([np.asarray(r.counts["final"], float) for r in runs], axis=0) / math.log(T)
     nr = np.mean([np.asarray(r.counts["final"], float) for r in ref_runs], axis=0) / math.log(T)
     reg = _regret_pairs(M)
@@ -481,7 +501,7 @@ def _allocation_reason(M, runs: list, ref_runs: list, T: int) -> tuple[str, list
 
 
 def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
-                    n_matrices: int = 1) -> Check:
+                    n_matrices: int = 1, cstar: CStar | None = None) -> Check:
     """Per-matrix comparison of R(T) with the bundled reference (same seeds).
 
     WARN needs the one-sided Mann–Whitney p-value at most 0.05 / ``n_matrices``
@@ -506,7 +526,8 @@ def reference_check(M, runs: list, ref_runs: list, name: str, T: int,
                     equivalent=bool(0.8 <= lo and hi <= 1.25))
         msg += f"; HL ratio {hl:.3g} [{lo:.3g}, {hi:.3g}]"
         if lo > 1.0 and hl > RATIO_WARN and p <= bonferroni(REFERENCE_ALPHA, n_matrices):
-            why, data = _allocation_reason(M, runs, ref_runs, T)
+            why, data = _allocation_reason(M, runs, ref_runs, T,
+                                           (cstar or c_star(M)).allocation)
             stat["allocation"] = data
             return Check("reference", "WARN", msg + " — significantly worse" +
                          (f": {why}" if why else ""), stat, rule="significantly-worse")
@@ -649,24 +670,28 @@ def is_linear(check: Check) -> bool:
         check.rule in LINEAR_RULES
 
 
-def matrix_checks(M, user: list, ref: list, twin, T: int, runs: int, cstar: float | None,
-                  cstar_err: str | None, reference: str | None, claimed: float | None,
+def matrix_checks(M, user: list, ref: list, twin, T: int, runs: int,
+                  cstar: Callable[[], CStar], reference: str | None, claimed: float | None,
                   n_matrices: int) -> list[Check]:
     """The checks of one matrix from its runs (``user``, the reference's ``ref`` and the
-    replay ``twin``), C* given: protocol, then — on runs that recorded duels —
-    consistency, lower bound, claimed (with ``claimed``), reference (with
-    ``reference``); a check on fewer than ``runs`` runs that reached T is never PASS."""
+    replay ``twin``): protocol, then — on runs that recorded duels — consistency, lower
+    bound, claimed (with ``claimed``), reference (with ``reference``); a check on fewer
+    than ``runs`` runs that reached T is never PASS.  ``cstar()`` gives the matrix's
+    C* (the caller solves it once per matrix), asked for only when a run has duels."""
     checks = [protocol_check(user, twin, T)]
     with_data = [r for r in user if r.steps > 0 and r.counts]
     if with_data:
         ref_ok = [r for r in ref if r.ok]
+        cs = cstar()
         cons = consistency_check(with_data, M, T, runs)
         checks.append(cons)
-        checks.append(slope_check(with_data, ref_ok, cstar, cstar_err, cons.verdict == "PASS"))
+        checks.append(slope_check(with_data, ref_ok, cs.value, cs.error,
+                                  cons.verdict == "PASS"))
         if claimed is not None:
-            checks.append(claimed_check(with_data, cstar, claimed))
+            checks.append(claimed_check(with_data, cs.value, claimed))
         if reference:
-            checks.append(reference_check(M, with_data, ref_ok, reference, T, n_matrices))
+            checks.append(reference_check(M, with_data, ref_ok, reference, T, n_matrices,
+                                          cs))
     reached = sum(r.steps >= T for r in user)
     if reached < len(user):   # no survivorship bias: a statistic on a subset is never a PASS
         checks[1:] = [_partial_runs(c, reached, runs) for c in checks[1:]]
