@@ -187,7 +187,8 @@ class AlgorithmProcess:
             # (no controlling terminal).  Without a sandbox no new session: with the
             # kernel's autogroup scheduling a new session is a new scheduling group, which
             # made every duel's round trip 3-4x slower on a loaded machine (measured)
-            process_group=0, env=env, preexec_fn=start and start.preexec)
+            process_group=0, env=env,
+            preexec_fn=start.preexec if start is not None else None)
         for fd in (req_w, resp_r):
             os.close(fd)
         if start is not None:
