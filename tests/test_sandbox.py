@@ -590,3 +590,13 @@ def test_an_exec_program_cannot_reach_the_bridges_pipes(code):
     tail = r.matrices[0].runs[0].stderr_tail
     assert "BRIDGE PermissionError [0, 1, 2, 3]" in tail, tail   # fd 3: listdir's own
     assert r.verdict == "FAIL" and r.matrices[0].check("protocol").verdict == "PASS"
+
+
+def test_a_folder_too_large_to_copy_in_is_refused_in_one_line(code, capsys):
+    spec = _module(code, "s_crowd", "")
+    for n in range(sandbox.MAX_CODE_FILES + 1):   # neighbours are copied in with it
+        (code / f"crowd_{n}.py").write_text("")
+    rc = main(["verify", spec, "--only", "cyclic", "--T", "200", "--runs", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"larger than {sandbox.MAX_CODE_FILES} files" in err

@@ -73,8 +73,9 @@ INSIDE_UID = 65534
 RUN_UID_BASE = 0x60000000
 NPROC = 256        # processes and threads of one run (RLIMIT_NPROC)
 NOFILE = 256       # open files per process (RLIMIT_NOFILE)
-#: Copy of the user's code: at most this many files and bytes.
-MAX_CODE_FILES, MAX_CODE_BYTES = 4000, 128 << 20
+#: Copy of the user's code: at most this many files (one descriptor each, passed to
+#: bubblewrap: well below the usual 1024 open files) and bytes.
+MAX_CODE_FILES, MAX_CODE_BYTES = 512, 128 << 20
 
 #: System folders bound read-only (those that exist; symlinks kept as symlinks, as on
 #: merged-/usr systems where /bin -> usr/bin).  /etc is not: only ETC_FILES of it.
