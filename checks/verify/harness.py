@@ -169,13 +169,13 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
     names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
     bar = Progress(progress, names, runs)
     judge = _MatrixJudge(mats, names, runs, reference, claimed_coefficient)
-    schedule = Schedule(T, len(mats), extend, start)
+    schedule = Schedule(T, len(mats), extend, start, runs=runs, budget=budget)
     reports: dict[int, MatrixReport] = {}
     exhausted, interrupted = False, None
     for horizon, todo in schedule:
         bar.stage(horizon, todo, schedule.first)
-        jobs = plan_jobs(spec, kind, mats, horizon, runs, seed, master, reference, relabel,
-                         only=todo)
+        jobs = schedule.new_jobs(plan_jobs(spec, kind, mats, horizon, schedule.runs, seed,
+                                           master, reference, relabel, only=todo))
         results, out_of_budget, interrupted = run_jobs(
             jobs, detected if detected != "bundled" else "auto", limits, budget,
             workers or max(1, (os.cpu_count() or 2) // 2), start, bar)
@@ -196,13 +196,15 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
 
 class _MatrixJudge:
     """The checks of one matrix at one horizon, from its runs; C* solved once per matrix
-    (the horizons of the sequential schedule share it)."""
+    (the horizons of the sequential schedule share it); the runs of a matrix at a horizon
+    pooled over its stages (a more-runs stage adds to those made before)."""
 
     def __init__(self, mats: list[PreferenceMatrix], names: list[str], runs: int,
                  reference: str | None, claimed: float | None):
         self.mats, self.names, self.runs = mats, names, runs
         self.reference, self.claimed = reference, claimed
         self.c_stars: dict[int, V.CStar] = {}
+        self.pools: dict[tuple[int, int], dict[tuple, JudgedRun]] = {}
 
     def c_star(self, mi: int) -> V.CStar:
         """C* of matrix ``mi`` (:func:`.verdicts.c_star`), solved on the first call."""
@@ -212,21 +214,26 @@ class _MatrixJudge:
 
     def __call__(self, mi: int, results: dict[tuple, JudgedRun], T: int,
                  previous: MatrixReport | None) -> MatrixReport:
-        M, runs = self.mats[mi], self.runs
-        user = [results[("user", mi, r)] for r in range(runs)]
-        ref = [results[("ref", mi, r)] for r in range(runs)] if self.reference else []
-        twin = results.get(("twin", mi, 0))
+        M = self.mats[mi]
+        pool = self.pools.setdefault((mi, T), {})
+        pool.update((k, v) for k, v in results.items() if k[1] == mi)
+        runs = sum(k[0] == "user" for k in pool)
+        user = [pool[("user", mi, r)] for r in range(runs)]
+        ref = [pool[("ref", mi, r)] for r in range(runs)] if self.reference else []
+        twin = pool.get(("twin", mi, 0))
         checks = V.matrix_checks(M, user, ref, twin, T, runs, lambda: self.c_star(mi),
                                  self.reference, self.claimed, len(self.mats))
-        if previous is not None and any(V.is_linear(c) for c in previous.checks):
-            checks = V.confirmed_linear(checks, T // 4, T)
+        if previous is not None and previous.horizon < T and \
+                any(V.to_confirm(c) for c in previous.checks):
+            checks = V.confirmed_linear(checks, previous.horizon, T)
+        tried = previous.horizons_tried if previous else []
         cw = condorcet_winner(M)
         return MatrixReport(name=self.names[mi], K=M.K, sha256=M.content_hash(), runs=user,
                             checks=checks, reference_runs=ref,
                             condorcet_winner=None if cw is None else int(cw),
                             copeland_winners=[int(i) for i in copeland_winners(M)],
                             arms=list(M.arms) if M.arms else None, twin=twin, horizon=T,
-                            horizons_tried=(previous.horizons_tried if previous else []) + [T])
+                            horizons_tried=tried + [T] if T not in tried else tried)
 
 
 def _isolation(kind: str, relabel: bool, level: str) -> str:

@@ -20,10 +20,12 @@ from ...theory.errors import DuelboundError
 from ...theory.matrix import PreferenceMatrix
 from ...theory.regret import CONVENTIONS, regret_matrix
 
-__all__ = ["JudgedRun", "NOT_RUN", "duel_summary", "trajectory"]
+__all__ = ["DYADIC", "JudgedRun", "NOT_RUN", "duel_summary", "trajectory"]
 
 #: Error kinds of runs that were not judged to the end (neither is the algorithm's fault).
 NOT_RUN = ("budget", "interrupted")
+#: The record holds the regret at exactly H / 2^b for b = 0..DYADIC (H: the run's duels).
+DYADIC = 6
 #: Keys of :meth:`JudgedRun.to_dict` derived from the fields (accepted back, recomputed).
 DERIVED = ("ok", "error")
 
@@ -156,15 +158,16 @@ def _counts_at(pairs: np.ndarray, K: int, upto: int) -> list:
 
 def duel_summary(M: PreferenceMatrix, pairs: np.ndarray, T: int) -> dict[str, Any]:
     """The :class:`JudgedRun` fields computed from a recorded duel sequence ``pairs``
-    ((steps, 2) arm indices of ``M``): regret curves at log-spaced checkpoints, pair
+    ((steps, 2) arm indices of ``M``): regret curves at log-spaced checkpoints and at
+    exactly steps / 2^b (b = 0..:data:`DYADIC`), pair
     counts at a quarter, half and all of the duels, the sequence's SHA-256 and steps."""
     from ..simulate.environment import log_checkpoints  # numba: only when a run is judged
 
     n = int(pairs.shape[0])
     ck = log_checkpoints(T)
-    ck = ck[ck <= n]
-    if n and (ck.size == 0 or ck[-1] != n):
-        ck = np.append(ck, n)
+    # the exact dyadic horizons n/2, n/4, ..., n/64 and n itself: the growth ratios of
+    # :mod:`.verdicts` read R there, never interpolated between log-spaced checkpoints
+    ck = np.union1d(ck[ck <= n], [n >> b for b in range(DYADIC + 1) if n >> b >= 1])
     tr = trajectory(M, pairs, ck)
     final = {c: float(v[-1]) if v.size else 0.0 for c, v in tr.items() if c != "checkpoints"}
     return {"checkpoints": tr["checkpoints"].tolist(),

@@ -38,8 +38,10 @@ __all__ = ["ORDER", "Check", "CStar", "c_star", "worst", "protocol_check", "cons
            "slope_check", "claimed_check", "reference_check", "pooled_reference_check",
            "matrix_checks",
            "suite_checks", "confirmed_linear", "beyond_budget", "is_linear", "LINEAR_RULES",
-           "nice_horizon", "growth_ratio", "starved", "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO",
-           "STUCK_RUN"]
+           "nice_horizon", "growth_ratio", "doubling_ratio", "regret_at", "starved",
+           "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO",
+           "STUCK_RUN", "SUPERLOG_RATIO", "RUN_RATE_NULL", "SHARE_ALPHA", "log_doubling",
+           "share_p_value", "MORE_RUNS_RULES", "SUPERLOG_RULES", "to_confirm", "wants_runs"]
 
 ORDER = {"PASS": 0, "INCONCLUSIVE": 1, "WARN": 2, "FAIL": 3}
 
@@ -64,6 +66,17 @@ LINEAR_RATIO = 1.6
 STUCK_RUN = 0.5
 #: Fewest runs for the per-run rule (each run is then evidence on its own).
 MIN_RUNS_ALL = 3
+#: Super-logarithmic growth: the lower ends of the 99% intervals of the doubling ratios
+#: g = R(H)/R(H/2) and R(H/2)/R(H/4) both at least SUPERLOG_RATIO (= 2^0.32; log T gives
+#: 1 + log 2 / log(H/2), 1.075 at H = 2·10⁴; √T gives 1.414; docs/verification.md §3.4c).
+SUPERLOG_RATIO = 1.25
+#: A run is *inconsistent on its own* (stuck: >= STUCK_RUN of its late duels on resolved
+#: pairs, or starved).  Null hypothesis of the share-of-runs rule: a correct algorithm
+#: has at most this rate of such runs (measured: 0 of 390 runs, §3.4c).
+RUN_RATE_NULL = 0.05
+#: Level of the one-sided binomial test on the number of inconsistent runs, family-wise
+#: over the suite's matrices (Bonferroni).
+SHARE_ALPHA = 0.01
 RATIO_WARN = 1.15     # pooled Hodges–Lehmann ratio above which "worse" is worth a WARN
 POOLED_ALPHA = 0.01   # one-sided level of the suite-level van Elteren test
 
@@ -135,17 +148,33 @@ def _late(run) -> tuple[np.ndarray, np.ndarray, int]:
     return Nh, Nf - Nh, int(run.steps)
 
 
+def regret_at(run, t: int) -> float:
+    """The komiyama regret R(t) of ``run`` at a recorded duel count ``t`` (exact: read
+    from the judge's record, :func:`.record.duel_summary`), nan where not recorded."""
+    ck = np.asarray(run.checkpoints if run.checkpoints is not None else [], dtype=np.int64)
+    k = np.flatnonzero(ck == int(t))
+    return float(run.regret["komiyama"][int(k[0])]) if k.size else math.nan
+
+
 def growth_ratio(run, back: int = 0) -> float:
-    """ρ = [R(H/2^b) − R(H/2^(b+1))] / [R(H/2^(b+1)) − R(H/2^(b+2))] of the komiyama regret
-    (b = ``back``): 1 for logarithmic regret, √2 for √T, 2 for linear; nan if undefined."""
-    ck = np.asarray(run.checkpoints, dtype=float)
-    R = np.asarray(run.regret["komiyama"], dtype=float)
-    if ck.size < 2:
-        return math.nan
-    H = float(run.steps) / 2 ** back
-    q4, q2, q1 = np.interp([H / 4, H / 2, H], ck, R)
+    """ρ = [R(H_b) − R(H_{b+1})] / [R(H_{b+1}) − R(H_{b+2})] of the komiyama regret, with
+    H_b = H // 2^b, H the run's duels and b = ``back``: 1 for logarithmic regret, √2 for
+    √T, 2 for linear; nan if undefined.  R is read at those exact duel counts."""
+    H = int(run.steps)
+    q1, q2, q4 = (regret_at(run, H >> (back + k)) for k in range(3))
     d1, d2 = q2 - q4, q1 - q2
+    if d1 != d1 or d2 != d2:
+        return math.nan
     return d2 / d1 if d1 > 0 else (1.0 if d2 <= 0 else math.nan)
+
+
+def doubling_ratio(run, back: int = 0) -> float:
+    """g = R(H_b) / R(H_{b+1}) with H_b = H // 2^b (exact record): 1 + log 2 / log(t/2)
+    for R = c log t (≈ 1.07 at t = 2·10⁴), 2^a for R = c t^a (√T: 1.414), 2 for linear;
+    nan when R(H_{b+1}) = 0."""
+    H = int(run.steps)
+    num, den = regret_at(run, H >> back), regret_at(run, H >> (back + 1))
+    return num / den if den > 0 else math.nan
 
 
 def starved(run, M) -> tuple[bool, float, tuple[int, int, int] | None]:
@@ -187,6 +216,8 @@ class _LateDuels:
     learn: float          # duels on pairs not yet resolved, over H/2
     rho: float            # growth ratio at the last doubling
     rho2: float           # ... at the one before
+    g0: float             # doubling ratio R(H)/R(H/2) (exact record)
+    g1: float             # ... R(H/2)/R(H/4)
     need: float           # horizon at which the pairs still paid for would be resolved
     starving: tuple       # :func:`starved`
     late_reg: np.ndarray  # late duels with regret per pair (upper triangle)
@@ -229,27 +260,32 @@ def _late_duels(r, M, reg: np.ndarray, d: np.ndarray) -> _LateDuels:
                       stuck=np.where(resolved, late_reg, 0.0).sum() / half,
                       learn=np.where(up & off & ~resolved, Lw, 0.0).sum() / half,
                       rho=growth_ratio(r), rho2=growth_ratio(r, 1),
+                      g0=doubling_ratio(r), g1=doubling_ratio(r, 1),
                       need=_needed_horizon(late_reg, Nh, H, up & reg & off, d),
                       starving=starved(r, M), late_reg=late_reg)
 
 
-def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
-    """Is the regret established to grow linearly, logarithmic already, or undecided?
+def consistency_check(runs: list, M, T: int, expected_runs: int, n_matrices: int = 1
+                      ) -> Check:
+    """Is the regret established to grow linearly, faster than log T, logarithmic already,
+    or undecided?
 
     Per run, with H its last duel: the *late share* (duels with regret in (H/2, H],
     over H/2), the *stuck share* (those on pairs resolved at H/2, or self-duels of
-    non-winners, which carry no information), and the growth ratio
-    ρ = [R(H) − R(H/2)] / [R(H/2) − R(H/4)] of the komiyama regret.
-    FAIL: the 99% interval of the mean stuck share lies above :data:`STUCK_FAIL` while
-    the *learning share* (late duels on pairs not yet resolved) is below
-    :data:`LEARNING` × the stuck share: the algorithm pays for what it already knows
-    and has stopped learning.
+    non-winners, which carry no information), the growth ratio
+    ρ = [R(H) − R(H/2)] / [R(H/2) − R(H/4)] and the doubling ratios
+    g = R(H)/R(H/2), R(H/2)/R(H/4) of the komiyama regret (exact record).
+    FAIL: linear growth over the runs (:func:`_linear_growth`), every run inconsistent
+    on its own, or a share of the runs inconsistent on their own beyond what a correct
+    algorithm shows (:func:`_share_of_runs`, a binomial test at :data:`SHARE_ALPHA` over
+    ``n_matrices``).  WARN: regret faster than log T (:func:`_superlog`).
     PASS: the late share is at most :data:`LATE_OK`, or ρ's interval lies below
-    :data:`GROWTH_OK` — on all requested runs at the full horizon.
-    Otherwise INCONCLUSIVE, with the horizon at which the pairs now carrying the
-    late regret would be resolved (then the check decides either way).
+    :data:`GROWTH_OK` — on all requested runs at the full horizon, with faster than log T
+    not indicated.  Otherwise INCONCLUSIVE, with the horizon (or the runs) that would
+    decide.
     """
-    used = [r for r in runs if r.steps >= 16]
+    index = [k for k, r in enumerate(runs) if r.steps >= 16]
+    used = [runs[k] for k in index]
     stat: dict[str, Any] = {"runs_used": len(used), "runs_requested": expected_runs}
     if not used:
         return Check("consistency", "INCONCLUSIVE", "no run recorded enough duels", stat,
@@ -258,21 +294,77 @@ def consistency_check(runs: list, M, T: int, expected_runs: int) -> Check:
     d = kl_half(np.asarray(M.values))
     late = [_late_duels(r, M, reg, d) for r in used]
     e = _Evidence.of(late)
+    e = replace(e, inconsistent=tuple(index[k] for k in e.inconsistent))  # run numbers
     full = len(used) == expected_runs and all(r.steps == T for r in used)
     stat.update(e.statistic(), full_horizon=full, horizons=[int(r.steps) for r in used])
     named = _late_pairs(late, M, stat)
     msg = (f"late share of duels with regret {e.share:.3g}, on already-resolved pairs "
            f"{e.stuck:.3g} [{e.k_lo:.3g}, {e.k_hi:.3g}], on pairs still learnt {e.learn:.3g}, "
-           f"growth ratio {e.rho:.3g} (log: 1, linear: 2); {len(used)}/{expected_runs} runs")
+           f"growth ratio {e.rho:.3g} (log: 1, linear: 2), R(H)/R(H/2) {e.g0:.3g} "
+           f"[{e.g0_lo:.3g}, {e.g0_hi:.3g}] (log T: {log_doubling(T):.3g}, √T: 1.41); "
+           f"{len(used)}/{expected_runs} runs")
     learning = e.learn >= LEARNING * e.stuck
-    linear = _linear_growth(e, learning, len(used), stat, msg, named)
-    if linear is not None:
-        return linear
-    if len(used) >= MIN_RUNS_ALL and all(x.starving[0] or x.stuck >= STUCK_RUN for x in late):
-        return _inconsistent_in_every_run(late, M, stat, msg)
+    decided = _linear_growth(e, learning, len(used), stat, msg, named)
+    if decided is None and len(used) >= MIN_RUNS_ALL and len(e.inconsistent) == len(used):
+        decided = _inconsistent_in_every_run(late, M, stat, msg)
+    decided = decided or _share_of_runs(e, len(used), n_matrices, stat, msg) or \
+        _superlog(e, stat, msg)
+    if decided is not None:
+        return decided
     logarithmic = e.share <= LATE_OK or (e.r_hi == e.r_hi and e.r_hi <= GROWTH_OK)
-    return _undecided_or_logarithmic(late, T, stat, msg, named, full, logarithmic,
-                                     e.stuck > STUCK_FAIL and not learning)
+    return _undecided_or_logarithmic(late, T, stat, msg, named, full,
+                                     logarithmic and not e.superlog_possible,
+                                     e.stuck > STUCK_FAIL and not learning, e)
+
+
+def log_doubling(t: float) -> float:
+    """R(t)/R(t/2) for R = c log t: 1 + log 2 / log(t/2) (the log-T value of g)."""
+    return 1.0 + math.log(2) / math.log(max(t / 2, 2.0))
+
+
+def share_p_value(inconsistent: int, runs: int) -> float:
+    """P(X ≥ ``inconsistent``) for X ~ Binomial(``runs``, :data:`RUN_RATE_NULL`): the
+    one-sided p-value of "more runs inconsistent on their own than a correct algorithm
+    shows"."""
+    from scipy import stats
+
+    return float(stats.binom.sf(inconsistent - 1, runs, RUN_RATE_NULL))
+
+
+def _share_of_runs(e: _Evidence, n_runs: int, n_matrices: int, stat: dict[str, Any],
+                   msg: str) -> Check | None:
+    """FAIL (rule ``linear-in-share``) when the number of runs inconsistent on their own
+    (stuck or starved) is significant against :data:`RUN_RATE_NULL` at
+    :data:`SHARE_ALPHA` / ``n_matrices``; INCONCLUSIVE (rule ``share-undecided``: more
+    runs would decide) when at least two are and the test is not yet significant."""
+    s = len(e.inconsistent)
+    if s < 2:
+        return None
+    p = share_p_value(s, n_runs)
+    level = bonferroni(SHARE_ALPHA, n_matrices)
+    stat.update(share_p_value=p, share_level=level)
+    which = ", ".join(str(k) for k in e.inconsistent)
+    if p <= level:
+        return Check("consistency", "FAIL", msg + f" — linear in a share of runs: {s} of "
+                     f"{n_runs} runs (runs {which}) spend >= {STUCK_RUN:.0%} of their late "
+                     f"duels on resolved pairs or stopped learning (binomial p = {p:.2g} "
+                     f"against a rate of {RUN_RATE_NULL:g} for a correct algorithm, level "
+                     f"{level:.2g})", stat, rule="linear-in-share")
+    return Check("consistency", "INCONCLUSIVE", msg + f" — {s} of {n_runs} runs (runs "
+                 f"{which}) inconsistent on their own (binomial p = {p:.2g}, level "
+                 f"{level:.2g}): more runs would decide", stat, rule="share-undecided")
+
+
+def _superlog(e: _Evidence, stat: dict[str, Any], msg: str) -> Check | None:
+    """WARN (rule ``super-logarithmic``) when both doubling ratios' 99% intervals lie at
+    or above :data:`SUPERLOG_RATIO`: regret grows faster than log T (√T, T^a)."""
+    if not e.superlog:
+        return None
+    a = math.log2(e.g0)
+    return Check("consistency", "WARN", msg + f" — regret grows faster than log T: "
+                 f"R(H)/R(H/2) {e.g0:.3g} [{e.g0_lo:.3g}, {e.g0_hi:.3g}] and R(H/2)/R(H/4) "
+                 f"{e.g1:.3g} [{e.g1_lo:.3g}, {e.g1_hi:.3g}] both above {SUPERLOG_RATIO} "
+                 f"(like T^{a:.2f}; log T gives ≈ 1.07)", stat, rule="super-logarithmic")
 
 
 def _linear_growth(e: _Evidence, learning: bool, n_runs: int, stat: dict[str, Any], msg: str,
@@ -308,17 +400,37 @@ class _Evidence:
     rho2: float
     r2_lo: float
     r2_hi: float
+    g0: float
+    g0_lo: float
+    g0_hi: float
+    g1: float
+    g1_lo: float
+    g1_hi: float
     learn: float
     starved_runs: int
     stuck_runs: int
+    inconsistent: tuple[int, ...]   # indices of the runs inconsistent on their own
 
     @classmethod
     def of(cls, late: list[_LateDuels]) -> _Evidence:
         return cls(*mean_ci([x.share for x in late]), *mean_ci([x.stuck for x in late]),
                    *mean_ci([x.rho for x in late]), *mean_ci([x.rho2 for x in late]),
+                   *mean_ci([x.g0 for x in late]), *mean_ci([x.g1 for x in late]),
                    learn=float(np.mean([x.learn for x in late])),
                    starved_runs=int(sum(bool(x.starving[0]) for x in late)),
-                   stuck_runs=int(sum(bool(x.stuck >= STUCK_RUN) for x in late)))
+                   stuck_runs=int(sum(bool(x.stuck >= STUCK_RUN) for x in late)),
+                   inconsistent=tuple(k for k, x in enumerate(late)
+                                      if x.starving[0] or x.stuck >= STUCK_RUN))
+
+    @property
+    def superlog(self) -> bool:
+        """Both doubling ratios' intervals at or above :data:`SUPERLOG_RATIO`."""
+        return bool(self.g0_lo >= SUPERLOG_RATIO and self.g1_lo >= SUPERLOG_RATIO)
+
+    @property
+    def superlog_possible(self) -> bool:
+        """Both doubling ratios' point estimates at or above :data:`SUPERLOG_RATIO`."""
+        return bool(self.g0 >= SUPERLOG_RATIO and self.g1 >= SUPERLOG_RATIO)
 
     def statistic(self) -> dict[str, Any]:
         return dict(late_share=self.share, late_share_ci=[self.s_lo, self.s_hi],
@@ -326,7 +438,11 @@ class _Evidence:
                     learning_share=self.learn, growth_ratio=self.rho,
                     growth_ratio_ci=[self.r_lo, self.r_hi], growth_ratio_previous=self.rho2,
                     growth_ratio_previous_ci=[self.r2_lo, self.r2_hi],
-                    starved_runs=self.starved_runs, stuck_runs=self.stuck_runs)
+                    starved_runs=self.starved_runs, stuck_runs=self.stuck_runs,
+                    doubling_ratio=self.g0, doubling_ratio_ci=[self.g0_lo, self.g0_hi],
+                    doubling_ratio_previous=self.g1,
+                    doubling_ratio_previous_ci=[self.g1_lo, self.g1_hi],
+                    inconsistent_runs=list(self.inconsistent))
 
 
 def _late_pairs(late: list[_LateDuels], M, stat: dict[str, Any]) -> str:
@@ -366,8 +482,8 @@ def _inconsistent_in_every_run(late: list[_LateDuels], M, stat: dict[str, Any], 
 
 
 def _undecided_or_logarithmic(late: list[_LateDuels], T: int, stat: dict[str, Any], msg: str,
-                              named: str, full: bool, logarithmic: bool, probably_linear: bool
-                              ) -> Check:
+                              named: str, full: bool, logarithmic: bool, probably_linear: bool,
+                              e: _Evidence) -> Check:
     """No linear growth established: PASS, INCONCLUSIVE (with the deciding T) or WARN."""
     if logarithmic and full:
         return Check("consistency", "PASS", msg, stat, rule="logarithmic")
@@ -379,6 +495,12 @@ def _undecided_or_logarithmic(late: list[_LateDuels], T: int, stat: dict[str, An
         return Check("consistency", "WARN", msg + f" — probably linear (late regret on "
                      f"resolved pairs: {named}); more runs would establish it", stat,
                      rule="probably-linear")
+    if e.superlog_possible:
+        stat["suggested_T"] = 4 * T
+        return Check("consistency", "INCONCLUSIVE", msg + f" — faster than log T not "
+                     f"excluded: R(H)/R(H/2) {e.g0:.3g} and R(H/2)/R(H/4) {e.g1:.3g} are at "
+                     f"or above {SUPERLOG_RATIO}, their intervals are not; T = {4 * T} "
+                     "would decide", stat, rule="super-log-undecided")
     needs = [x.need for x in late]
     horizon = nice_horizon(max(needs) if needs else 10 * T)
     stat["suggested_T"] = horizon
@@ -662,12 +784,34 @@ def _protocol_without_error(runs: list, every: list, T: int, stat: dict[str, Any
 #: Rules of the consistency check that say "linear at this T" (confirmed at 4T when the
 #: extension budget allows: :mod:`.schedule`).
 LINEAR_RULES = ("linear", "linear-per-run", "linear-confirmed")
+#: Rules of the consistency check whose question is "linear in a share of runs": more
+#: runs at the same horizon decide them (:mod:`.schedule`).
+MORE_RUNS_RULES = ("share-undecided", "probably-linear")
+
+
+#: Rules of the consistency check that say "faster than log T at this T" (confirmed at 4T
+#: like the linear ones: an algorithm that knows T may still be exploring at T).
+SUPERLOG_RULES = ("super-logarithmic", "super-logarithmic-confirmed")
 
 
 def is_linear(check: Check) -> bool:
     """Is ``check`` a consistency FAIL by linear growth (to be confirmed at 4T)?"""
     return check.name == "consistency" and check.verdict == "FAIL" and \
         check.rule in LINEAR_RULES
+
+
+def to_confirm(check: Check) -> bool:
+    """Is ``check`` a growth verdict seen at one horizon, to be confirmed at 4T: a linear
+    consistency FAIL or a super-logarithmic WARN?"""
+    if check.rule.endswith("-confirmed"):
+        return False
+    return is_linear(check) or (check.name == "consistency" and check.verdict == "WARN"
+                                and check.rule in SUPERLOG_RULES)
+
+
+def wants_runs(check: Check) -> bool:
+    """Is ``check`` undecided on "linear in a share of runs" (more runs decide it)?"""
+    return check.name == "consistency" and check.rule in MORE_RUNS_RULES
 
 
 def matrix_checks(M, user: list, ref: list, twin, T: int, runs: int,
@@ -683,7 +827,7 @@ def matrix_checks(M, user: list, ref: list, twin, T: int, runs: int,
     if with_data:
         ref_ok = [r for r in ref if r.ok]
         cs = cstar()
-        cons = consistency_check(with_data, M, T, runs)
+        cons = consistency_check(user, M, T, runs, n_matrices)   # run numbers kept
         checks.append(cons)
         checks.append(slope_check(with_data, ref_ok, cs.value, cs.error,
                                   cons.verdict == "PASS"))
@@ -707,29 +851,41 @@ def _partial_runs(check: Check, reached: int, runs: int) -> Check:
 
 
 def confirmed_linear(checks: list[Check], before: int, now: int) -> list[Check]:
-    """Linear growth seen at T = ``before`` and again at ``now`` = 4 ``before``: the
-    consistency FAIL is confirmed (rule ``linear-confirmed``)."""
-    return [replace(c, rule="linear-confirmed", message=c.message + f" (linear at T = "
-                    f"{before} and at T = {now}: confirmed)") if is_linear(c) else c
-            for c in checks]
+    """Linear growth (or faster than log T) seen at T = ``before`` and again at ``now`` =
+    4 ``before``: the consistency verdict is confirmed (rule ``linear-confirmed`` or
+    ``super-logarithmic-confirmed``)."""
+    out = []
+    for c in checks:
+        if to_confirm(c):
+            c = replace(c, rule="linear-confirmed" if is_linear(c)
+                        else "super-logarithmic-confirmed",
+                        message=c.message + f" (seen at T = {before} and at T = {now}: "
+                        "confirmed)")
+        out.append(c)
+    return out
 
 
 def beyond_budget(checks: list[Check], horizon: int, next_T: int, cost: float,
-                  allowed: float, extended: tuple[str, ...]) -> list[Check]:
-    """Undecided at ``horizon`` and the next horizon does not fit the extension budget:
-    each undecided check (one of ``extended``; or a linear consistency FAIL seen at this
-    T only) says so, with the horizon and the estimated seconds it would take.  The
-    verdicts stay."""
+                  allowed: float, extended: tuple[str, ...], more_runs: int | None = None,
+                  why: str | None = None) -> list[Check]:
+    """Undecided at ``horizon`` and the next stage does not run: each undecided check (one
+    of ``extended``; a growth verdict seen at this T only; a share-of-runs question when
+    ``more_runs`` is the number of runs that would be added) says so, with the stage and
+    its estimated seconds — or ``why`` it is not run (the verdict is settled elsewhere).
+    The verdicts stay."""
+    nxt = f"{more_runs} more runs at T = {horizon}" if more_runs else f"T = {next_T}"
+    because = f"not run: {why}" if why else \
+        f"would take ~{cost:.0f} s more, beyond the budget ({allowed:g} s to extend)"
+    stage = {"more_runs": more_runs, "more_runs_seconds": cost} if more_runs else \
+        {"next_T": next_T, "next_T_seconds": cost}
     out = []
     for c in checks:
-        if is_linear(c):
-            c = replace(c, message=c.message + f" [seen at T = {horizon} only: confirming at "
-                        f"T = {next_T} would take ~{cost:.0f} s more, beyond --extend-budget "
-                        f"{allowed:g} s]")
-        if c.name in extended and c.verdict == "INCONCLUSIVE":
-            c = replace(c, message=c.message + f" [undecided at T = {horizon}; T = {next_T} "
-                        f"would take ~{cost:.0f} s more, beyond --extend-budget {allowed:g} s]",
-                        statistic={**c.statistic, "next_T": next_T, "next_T_seconds": cost})
+        if to_confirm(c):
+            c = replace(c, message=c.message + f" [seen at T = {horizon} only: confirming "
+                        f"at {nxt} {because}]")
+        elif (c.name in extended and c.verdict == "INCONCLUSIVE") or wants_runs(c):
+            c = replace(c, message=c.message + f" [undecided at T = {horizon}; {nxt} "
+                        f"{because}]", statistic={**c.statistic, **stage})
         out.append(c)
     return out
 
