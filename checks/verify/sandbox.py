@@ -58,7 +58,7 @@ from typing import Any
 from ...theory.errors import DuelboundError
 
 __all__ = ["BUBBLEWRAP", "PROCESS", "FORGEABLE", "Isolation", "Launch", "isolation",
-           "launch", "package_roots", "python_paths", "run_memory", "sandbox_argv",
+           "descendants", "launch", "package_roots", "python_paths", "run_memory", "sandbox_argv",
            "set_parent_death_signal", "tmpfs_bytes", "user_code_roots"]
 
 BUBBLEWRAP = "namespaces (bubblewrap)"
@@ -559,7 +559,7 @@ def isolation(requested: str = "sandbox") -> Isolation:
 # The judge's measurement of a run's memory
 # --------------------------------------------------------------------------------------
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """``pid`` and every process below it (``/proc/PID/task/TID/children``)."""
     out, todo = [], [pid]
     while todo:
@@ -637,7 +637,7 @@ def run_memory(reaper: int, limit: int | None = None) -> int:
 def _run_memory(reaper: int, proportional: bool) -> int:
     seen: set[tuple[int, int]] = set()
     total = 0
-    for pid in _descendants(reaper):
+    for pid in descendants(reaper):
         total += _resident(pid, proportional) + _held_files(pid, seen)
     for folder in ("tmp", "dev/shm", WORKDIR.lstrip("/")):
         try:
