@@ -70,7 +70,7 @@ def test_child_reads_the_protocol_by_path_and_imports_no_duelbound():
         spec = importlib.util.spec_from_file_location("child_under_test", {str(CHILD)!r})
         child = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(child)
-        names = ["DONE", "TEXT", "READY", "INT32", "REQUEST", "TEXT_MAX", "J_WON", "I_WON",
+        names = ["DONE", "TEXT", "READY", "BAD", "INT32", "REQUEST", "TEXT_MAX", "J_WON", "I_WON",
                  "INVALID", "EXCEEDED"]
         print(json.dumps({{n: getattr(child.PROTOCOL, n) for n in names}}))
         print(json.dumps([child.DONE, child.TEXT, child.READY, list(child.INT32)]))
@@ -96,9 +96,9 @@ def test_child_reads_the_protocol_by_path_and_imports_no_duelbound():
 
 
 def test_protocol_constants_fit_the_wire():
-    # the markers are the three smallest int32 values; requests carry the rest
-    assert (P.DONE, P.TEXT, P.READY) == (-2**31, -2**31 + 1, -2**31 + 2)
-    assert P.INT32 == (-2**31 + 3, 2**31 - 1)
+    # the markers are the four smallest int32 values; requests carry the rest
+    assert (P.DONE, P.TEXT, P.READY, P.BAD) == (-2**31, -2**31 + 1, -2**31 + 2, -2**31 + 3)
+    assert P.INT32 == (-2**31 + 4, 2**31 - 1)
     pack = struct.Struct(P.REQUEST)
     assert pack.size == 8 and pack.unpack(pack.pack(*P.INT32)) == P.INT32
     assert [a[0] for a in P.ANSWERS] == [P.J_WON, P.I_WON, P.INVALID, P.EXCEEDED] == [0, 1, 2, 3]

@@ -39,7 +39,6 @@ Hodges–Lehmann ratio).  See docs/verification.md.
 from __future__ import annotations
 
 import os
-import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -55,10 +54,11 @@ from .arguments import (
     factory_spec,
     load_factory,
 )
+from .interrupts import INTERRUPTS, Interrupted
 from .judge import Limits, detect_protocol, new_environment_seed
 from .record import JudgedRun
 from .report import EXIT_CODES, MatrixReport, VerifyReport, condorcet_reasons
-from .runs import Interrupted, Progress, plan_jobs, run_jobs, run_seed
+from .runs import Progress, plan_jobs, run_jobs, run_seed
 from .sandbox import isolation as sandbox_isolation
 from .schedule import Schedule
 from .suite import DEFAULT_MATRICES, generated_matrices, suite
@@ -164,34 +164,54 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
                     startup_timeout=float(startup_timeout or max(60.0, 3 * hang_timeout)),
                     mem_bytes=int(memory_limit * 2**30), isolation=isolation)
     start = time.perf_counter()
-    detected = "bundled" if kind == "bundled" else detect_protocol(
-        spec, mats[0].K, T, run_seed(seed, 0, 0), protocol, limits)
-    names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
-    bar = Progress(progress, names, runs)
-    judge = _MatrixJudge(mats, names, runs, reference, claimed_coefficient)
-    schedule = Schedule(T, len(mats), extend, start, runs=runs, budget=budget)
-    reports: dict[int, MatrixReport] = {}
-    exhausted, interrupted = False, None
-    for horizon, todo in schedule:
-        bar.stage(horizon, todo, schedule.first)
-        jobs = schedule.new_jobs(plan_jobs(spec, kind, mats, horizon, schedule.runs, seed,
-                                           master, reference, relabel, only=todo))
-        results, out_of_budget, interrupted = run_jobs(
-            jobs, detected if detected != "bundled" else "auto", limits, budget,
-            workers or max(1, (os.cpu_count() or 2) // 2), start, bar)
-        exhausted = exhausted or out_of_budget
-        stage = {mi: judge(mi, results, horizon, reports.get(mi)) for mi in todo}
-        reports.update(schedule.judged(stage, reports, interrupted is not None or out_of_budget))
-    matrices, suite_checks = _with_suite_checks([reports[mi] for mi in range(len(mats))],
-                                                reference, seed)
+    # SIGINT / SIGTERM noted from here on (the CLI installed them earlier still): each
+    # phase ends early and the report says what was not judged (runs.INTERRUPTS)
+    with INTERRUPTS.installed():
+        detected = "bundled" if kind == "bundled" else _probe(
+            spec, mats[0].K, T, run_seed(seed, 0, 0), protocol, limits)
+        names = [M.name or f"matrix{i}" for i, M in enumerate(mats)]
+        bar = Progress(progress, names, runs)
+        judge = _MatrixJudge(mats, names, runs, reference, claimed_coefficient)
+        schedule = Schedule(T, len(mats), extend, start, runs=runs, budget=budget)
+        reports: dict[int, MatrixReport] = {}
+        exhausted = False
+        for horizon, todo in schedule:
+            INTERRUPTS.ensure()   # a library imported meanwhile may have replaced them
+            bar.stage(horizon, todo, schedule.first)
+            Progress.phase("runs")
+            jobs = schedule.new_jobs(plan_jobs(spec, kind, mats, horizon, schedule.runs,
+                                               seed, master, reference, relabel, only=todo))
+            results, out_of_budget, signum = run_jobs(
+                jobs, detected if detected != "bundled" else "auto", limits, budget,
+                workers or max(1, (os.cpu_count() or 2) // 2), start, bar)
+            INTERRUPTS.note(signum)
+            exhausted = exhausted or out_of_budget
+            Progress.phase("verdicts")
+            stage = judge.stage(todo, results, horizon, reports)
+            reports.update(schedule.judged(stage, reports,
+                                           INTERRUPTS.signum is not None or out_of_budget))
+        every = [reports[mi] for mi in range(len(mats))]
+        matrices, suite_checks = (every, []) if INTERRUPTS.signum is not None else \
+            _with_suite_checks(every, reference, seed)
+        interrupted = INTERRUPTS.name
     return VerifyReport(
         algorithm=name or spec.replace("exec:", "exec ", 1), protocol=detected, T=T,
         runs=runs, seed=seed, reference=reference, claimed_coefficient=claimed_coefficient,
         matrices=matrices, wall_time=time.perf_counter() - start, budget_exhausted=exhausted,
         environment_seed=master, suite_checks=suite_checks,
         reasons=condorcet_reasons(matrices), environment_error=_environment_error(matrices),
-        isolation=_isolation(kind, relabel, isolation),
-        interrupted=None if interrupted is None else signal.Signals(interrupted).name)
+        isolation=_isolation(kind, relabel, isolation), interrupted=interrupted)
+
+
+def _probe(spec: str, K: int, T: int, seed: int, protocol: str, limits: Limits) -> str:
+    """The protocol the factory speaks (:func:`.judge.detect_protocol`), or the one asked
+    for when a signal stopped the probe (then nothing is judged)."""
+    Progress.phase("probe")
+    try:
+        return detect_protocol(spec, K, T, seed, protocol, limits)
+    except Interrupted as exc:
+        INTERRUPTS.note(exc.signum)
+        return protocol
 
 
 class _MatrixJudge:
@@ -211,6 +231,37 @@ class _MatrixJudge:
         if mi not in self.c_stars:
             self.c_stars[mi] = V.c_star(self.mats[mi])
         return self.c_stars[mi]
+
+    def stage(self, todo: list[int], results: dict[tuple, JudgedRun], T: int,
+              reports: dict[int, MatrixReport]) -> dict[int, MatrixReport]:
+        """The reports of the matrices ``todo`` at horizon ``T``.  Once a signal came
+        (:data:`.interrupts.INTERRUPTS`, read before each matrix: its verdicts, C* and
+        the compiled code they load, are not cut short) no verdict is computed: a matrix
+        judged at an earlier horizon keeps that report, any other is reported as not
+        judged, with its runs."""
+        out = {}
+        for mi in todo:
+            INTERRUPTS.ensure()
+            if INTERRUPTS.signum is None:
+                out[mi] = self(mi, results, T, reports.get(mi))
+            elif mi in reports:
+                out[mi] = reports[mi]
+            else:
+                out[mi] = self.not_judged(mi, results, T, str(INTERRUPTS.name))
+        return out
+
+    def not_judged(self, mi: int, results: dict[tuple, JudgedRun], T: int, signal_name: str
+                   ) -> MatrixReport:
+        """The report of matrix ``mi`` when a signal stopped the verification before its
+        verdicts: its runs as recorded, and a protocol check INCONCLUSIVE that says so."""
+        why = f"not judged: interrupted by {signal_name}"
+        placeholder = {key: JudgedRun.failed(seed=run.seed, T=T, kind="interrupted",
+                                             message=why)
+                       for key, run in results.items() if key[1] == mi}
+        report = self(mi, placeholder, T, None)
+        return replace(report, runs=[results[("user", mi, r)] for r in range(self.runs)],
+                       reference_runs=[results[("ref", mi, r)] for r in range(self.runs)]
+                       if self.reference else [], twin=results.get(("twin", mi, 0)))
 
     def __call__(self, mi: int, results: dict[tuple, JudgedRun], T: int,
                  previous: MatrixReport | None) -> MatrixReport:

@@ -28,6 +28,7 @@ child).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -42,9 +43,12 @@ import numpy as np
 
 from ...theory.errors import DuelboundError
 from ...theory.matrix import PreferenceMatrix
+from .interrupts import INTERRUPTS
 from .process import AlgorithmProcess, Limits, Watchdog
 from .protocol import (
     ANSWERS,
+    BAD,
+    BAD_REASONS,
     DONE,
     EXCEEDED,
     I_WON,
@@ -71,7 +75,7 @@ MAX_ERRORS = 20
 #: (ImportError, a removed NumPy alias inside a library) and ``usage`` are not.
 PROTOCOL_ERRORS = ("exception", "invalid-index", "exceeded-T", "stopped-early", "crash",
                    "timeout", "startup", "hang", "stopped", "cpu-limit", "memory",
-                   "corrupt")
+                   "corrupt", "unexpected-message")
 
 
 def harden() -> bool:
@@ -129,11 +133,22 @@ def _parse_text(raw: bytes) -> dict[str, Any] | None:
 
 class _Referee:
     """The judge's side of one run's conversation: answers every request of the
-    algorithm's process and records the duels and the protocol errors."""
+    algorithm's process and records the duels and the protocol errors.
+
+    Only the requests count: a duel is recorded here before it is answered, a request
+    the child could not encode comes as ``BAD`` and is recorded as invalid.  Every other
+    message can only end the run or fail it: what is accepted, when, is in
+    :mod:`.protocol`; anything else — a second READY, a duel before READY, a message
+    kind the child never sends at that point, bytes after DONE — is a protocol error
+    (``unexpected-message``).  Nothing the child says can skip a check: a load failure
+    (``import``, ``usage``) is a reason not to judge only in the probe; in a run, the
+    probe having loaded the module, it is the algorithm's failure.
+    """
 
     def __init__(self, ch: AlgorithmProcess, dog: Watchdog, K: int, T: int,
-                 perm: list[int], mu: list[list[float]], rng: np.random.Generator):
-        self.ch, self.dog, self.K, self.T = ch, dog, K, T
+                 perm: list[int], mu: list[list[float]], rng: np.random.Generator,
+                 probe: bool = False):
+        self.ch, self.dog, self.K, self.T, self.probe = ch, dog, K, T, probe
         self.perm, self.mu, self.rng = perm, mu, rng
         self.log = array("i")            # the duels, in the matrix's labels
         self.outs = bytearray()          # their outcomes (1: i won)
@@ -144,6 +159,7 @@ class _Referee:
         self.t = 0
         self.t_first: float | None = None
         self.done = False
+        self.limit = 0        # duels allowed now: T once READY was said, 0 before
 
     def record(self, kind: str, step: int | None, message: str, **extra: Any) -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -153,13 +169,13 @@ class _Referee:
     def play(self) -> None:
         """Answer requests until DONE, end of file or a broken pipe (the hot loop: valid
         duels inline, everything else in :meth:`_other`)."""
-        ch, K, T, mu, perm, rng = self.ch, self.K, self.T, self.mu, self.perm, self.rng
+        ch, K, mu, perm, rng = self.ch, self.K, self.mu, self.perm, self.rng
         read, write, rfd, wfd = os.read, os.write, ch.req_r, ch.resp_w
         unpack = struct.Struct(REQUEST).unpack
         count = self.dog.count
         log, outs = self.log.append, self.outs.append
         u: list[float] = []
-        k = t = 0
+        k = t = limit = 0   # limit: T once READY was said (a duel before it is refused)
         try:
             while not self.done:
                 msg8 = read(rfd, 8)
@@ -169,7 +185,7 @@ class _Referee:
                         break                       # end of file: the child is gone
                 count[0] += 1
                 i, j = unpack(msg8)
-                if 0 <= i < K and 0 <= j < K and t < T:
+                if 0 <= i < K and 0 <= j < K and t < limit:
                     if k == len(u):
                         u = rng.random(BLOCK).tolist()
                         k = 0
@@ -182,6 +198,7 @@ class _Referee:
                 else:
                     self.t = t
                     code = self._other(i, j)
+                    limit = self.limit
                 try:
                     write(wfd, ANSWERS[code])
                 except BrokenPipeError:
@@ -189,12 +206,22 @@ class _Referee:
         finally:
             self.t = t
 
+    def unexpected(self, step: int | None, what: str) -> int:
+        """Record a message the child's protocol never sends at this point: the answer."""
+        self.record("unexpected-message", step, f"{what}: not a message of the protocol at "
+                    "this point (a raw write to the judge's pipe?)")
+        return INVALID
+
     def _other(self, i: int, j: int) -> int:
         """A marker or a refused request: the answer's code."""
         t, K = self.t, self.K
         if i == READY:
+            if self.t_first is not None or self.probe:
+                return self.unexpected(t + 1, "a second READY" if self.t_first is not None
+                                       else "READY in the probe")
             self.dog.ready[0] = True
             self.t_first = time.perf_counter()
+            self.limit = self.T
             return J_WON
         if i == DONE:
             self.done = True
@@ -202,6 +229,12 @@ class _Referee:
             return J_WON
         if i == TEXT:
             return self._text(j)
+        if i == BAD:
+            self.record("invalid-index", t + 1, f"request #{t + 1}: "
+                        f"{BAD_REASONS.get(j, 'not a pair of int32 arm indices')}")
+            return INVALID
+        if self.t_first is None and 0 <= i < K and 0 <= j < K:
+            return self.unexpected(t + 1, f"a duel ({i}, {j}) before READY")
         if t >= self.T and 0 <= i < K and 0 <= j < K:
             self.record("exceeded-T", t + 1, f"duel #{t + 1} ({i}, {j}) requested with "
                         f"T = {self.T}")
@@ -211,7 +244,9 @@ class _Referee:
         return INVALID
 
     def _text(self, n: int) -> int:
-        """A JSON message of ``n`` bytes: an exception, a usage error, the probe's answer."""
+        """A JSON message of ``n`` bytes: an exception report (a protocol error whenever
+        it comes), a refused line of an ``--exec`` program, and before READY the load's
+        failure or the probe's answer; any other kind at any point is unexpected."""
         step = self.t + 1
         msg = _parse_text(self.ch.read(n)) if 0 <= n <= TEXT_MAX else None
         if msg is None:
@@ -219,16 +254,27 @@ class _Referee:
             return INVALID
         kind = str(msg.get("kind", ""))
         text = str(msg.get("message", ""))[:2000]
-        if kind == "probe":
-            self.probe_info = {"protocol": msg.get("protocol"), "type": str(msg.get("type", ""))}
-        elif kind == "non-int":
+        started = self.t_first is not None
+        if kind == "exception":
+            self.record("exception", step if started else 0, text,
+                        traceback=str(msg.get("traceback", ""))[-4000:])
+        elif kind == "non-int" and started:
             self.record("invalid-index", step, text)
             return INVALID
-        elif kind in ("import", "usage"):
-            self.usage_error = dict(kind=kind, step=0, message=text)
+        elif kind in ("import", "usage", "probe") and not started and self.probe:
+            if kind == "probe":
+                self.probe_info = {"protocol": msg.get("protocol"),
+                                   "type": str(msg.get("type", ""))}
+            else:
+                self.usage_error = dict(kind=kind, step=0, message=text)
+        elif kind in ("import", "usage") and not started:
+            # the probe loaded this module and built its factory: in a run, failing to is
+            # the algorithm's doing (a flaky import, another K refused, a forged message)
+            self.record("exception", 0, f"{text} (in this run; the probe had loaded the "
+                        "module and built the factory)")
         else:
-            self.record("exception", step if kind == "exception" else None, text,
-                        traceback=str(msg.get("traceback", ""))[-4000:])
+            return self.unexpected(step, f"a {kind[:40]!r} message "
+                                   + ("after the run started" if started else "in a run"))
         return J_WON
 
 
@@ -245,6 +291,7 @@ class _Ending:
     killed: int
     out: str
     err: str
+    cleanup: str = ""       # what removing the working folder left ("" when removed)
 
 
 def _stop_error(ref: _Referee, end: _Ending, rate: float, limits: Limits, startup: float
@@ -318,9 +365,12 @@ def _converse(spec: str, M: PreferenceMatrix | None, K: int, T: int, seed: int,
     startup = limits.startup_timeout or max(3 * limits.hang_timeout, 60.0)
     dog = Watchdog(ch, time.monotonic() + limits.time_limit, limits.hang_timeout, startup)
     dog.start()
-    ref = _Referee(ch, dog, K, T, perm, mu, make_rng(int(environment_seed)))
+    ref = _Referee(ch, dog, K, T, perm, mu, make_rng(int(environment_seed)), probe)
     try:
-        ref.play()
+        # the probe runs in the command's own process: a signal there ends its blocking
+        # conversation (a run's worker stops on its own SIGTERM handler)
+        with INTERRUPTS.raising() if probe else contextlib.nullcontext():
+            ref.play()
     except OSError:
         pass
     except BaseException:
@@ -334,12 +384,14 @@ def _converse(spec: str, M: PreferenceMatrix | None, K: int, T: int, seed: int,
     t_end = time.perf_counter()
     stop = dog.kind if dog.kind is not None else (None if ref.done else "crash")
     exit_status, cpu, killed, out, err = ch.finish(1.0 if ref.done else 0.0)
+    if ref.done and ch.trailing:
+        ref.unexpected(None, f"{ch.trailing} byte(s) written after DONE")
     wall = t_end - ch.t0
     busy = t_end - ref.t_first if ref.t_first is not None else wall
     if stop == "crash" and ch.never_started():
         stop = "never-started"
-    return ref, _Ending(stop, wall, busy, dog.cpu, exit_status, cpu, killed, out, err), \
-        ch.isolation.describe()
+    return ref, _Ending(stop, wall, busy, dog.cpu, exit_status, cpu, killed, out, err,
+                        ch.cleanup), ch.isolation.describe()
 
 
 def judge_run(spec: str, M: PreferenceMatrix, T: int, seed: int, environment_seed: int,
@@ -383,7 +435,7 @@ def judge_run(spec: str, M: PreferenceMatrix, T: int, seed: int, environment_see
                      wall_time=end.wall, cpu_time=end.cpu, duels_per_s=rate,
                      startup_s=end.wall - end.busy, exit_status=end.exit_status,
                      leftover_processes=end.killed, stdout_tail=end.out,
-                     stderr_tail=end.err, isolation=isolation,
+                     stderr_tail=end.err, isolation=isolation, cleanup=end.cleanup,
                      relabeled=bool(relabel), **duel_summary(M, pairs, T))
 
 

@@ -7,6 +7,9 @@ judge's end of its two pipes.  :class:`Watchdog` kills it when the run's time li
 passes or no message comes for the hang timeout.  At the end of every run the whole
 process group is killed with SIGKILL, and every process that still carries the run's
 token in its environment (a grandchild that called ``setsid``) is killed as well.
+Its working folder is then removed by :func:`remove_tree` (iterative: no depth or path
+length breaks it, and it never raises: what it could not remove is named in the run's
+record, which is kept whatever cleanup does).
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,9 +31,11 @@ from typing import Any
 from .sandbox import isolation, launch, run_memory
 from .text import clean
 
-__all__ = ["CHILD", "Limits", "AlgorithmProcess", "Watchdog"]
+__all__ = ["CHILD", "Limits", "AlgorithmProcess", "Watchdog", "remove_tree"]
 
 CHILD = str(Path(__file__).with_name("child.py"))
+#: Flags of every folder remove_tree opens: never through a symlink.
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,97 @@ def _tail(fh, n: int = 2000) -> str:
         return clean(fh.read())   # the judged code's output: data, not terminal commands
     except (OSError, ValueError):
         return ""
+
+
+def _clear_files(fd: int) -> tuple[list[str], int]:
+    """Unlink every entry of the open folder ``fd`` but its folders: (the folders' names,
+    the entries that could not be removed)."""
+    folders, failed = [], 0
+    with os.scandir(fd) as entries:
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    folders.append(e.name)
+                else:
+                    os.unlink(e.name, dir_fd=fd)
+            except OSError:
+                failed += 1
+    return folders, failed
+
+
+def _open_folder(name: str, parent: int) -> int | None:
+    """The folder ``name`` of ``parent`` opened (made readable first if it was not), or
+    None."""
+    for attempt in range(2):
+        try:
+            return os.open(name, _DIR, dir_fd=parent)
+        except PermissionError:
+            if attempt == 0:
+                try:
+                    os.chmod(name, 0o700, dir_fd=parent)
+                except OSError:
+                    return None
+        except OSError:
+            return None
+    return None
+
+
+def remove_tree(path: str) -> str:
+    """Remove the folder ``path`` and everything in it; never raises.
+
+    Depth-first with an explicit stack and descriptors relative to their parent (no
+    recursion, no path longer than one name: 3000 nested folders, or a path beyond
+    PATH_MAX, are removed like any other), never through a symlink, and a folder made
+    unreadable by the judged code is made readable first.
+
+    Returns
+    -------
+    str
+        ``""`` when ``path`` is gone, else one line saying what was left.
+    """
+    try:
+        fd = os.open(path, _DIR)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"cannot open the working folder: {exc.strerror}"
+    names: list[str] = []            # the folders from ``path`` down to ``fd``
+    folders, failed = _clear_files(fd)
+    pending = [folders]              # per level: its folders not visited yet
+    try:
+        while pending:
+            if pending[-1]:
+                name = pending[-1].pop()
+                sub = _open_folder(name, fd)
+                if sub is None:
+                    failed += 1
+                    continue
+                os.close(fd)
+                fd = sub
+                names.append(name)
+                folders, n = _clear_files(fd)
+                pending.append(folders)
+                failed += n
+                continue
+            pending.pop()
+            if names:
+                up = os.open("..", _DIR, dir_fd=fd)
+                os.close(fd)
+                fd = up
+                try:
+                    os.rmdir(names.pop(), dir_fd=fd)
+                except OSError:
+                    failed += 1
+    except OSError as exc:
+        failed += 1
+        return f"working folder not removed: {exc.strerror} ({failed} entries left)"
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError as exc:
+        return f"working folder not removed: {exc.strerror} ({failed} entries left)"
+    return ""
 
 
 def _token_holders(token: bytes) -> list[int]:
@@ -200,6 +295,8 @@ class AlgorithmProcess:
         self.namespace: str | None = None  # its PID namespace ...
         self.reaper: int | None = None     # ... and that namespace's init (bubblewrap)
         self.early: list[int] | None = None  # survivors counted when it said DONE
+        self.trailing = 0    # bytes on the request pipe after the conversation (finish)
+        self.cleanup = ""    # what removing the working folder left (finish)
         if self.isolation.namespaces:
             # bubblewrap execs the interpreter within milliseconds, tens of milliseconds
             # before the user's code can run (and fork): its first token holder is it
@@ -291,7 +388,26 @@ class AlgorithmProcess:
             buf += chunk
         return buf
 
+    def _unread(self) -> int:
+        """Bytes left unread on the request pipe once the process is gone (the judge stops
+        reading at DONE: anything written after it is counted here, up to 64 KiB)."""
+        n = 0
+        try:
+            os.set_blocking(self.req_r, False)
+            while n < 1 << 16:
+                chunk = os.read(self.req_r, 1 << 16)
+                if not chunk:
+                    break
+                n += len(chunk)
+        except OSError:   # BlockingIOError: a writer is still holding the pipe, empty
+            pass
+        return n
+
     def finish(self, grace: float = 0.0) -> tuple[str, float, int, str, str]:
+        """End the run: wait up to ``grace`` seconds for the process to exit, kill what is
+        left, reap it, read its output tails, count the bytes it wrote after its last
+        message (:attr:`trailing`) and remove its working folder (:attr:`cleanup`: what
+        could not be removed).  Never raises for what the judged code left behind."""
         # In a sandbox the kernel ends every process of the PID namespace with the
         # algorithm's own: count the ones it started that are still running now, at the
         # end of its run, before they go (leaving helpers behind is still reported).
@@ -323,7 +439,11 @@ class AlgorithmProcess:
         out, err = _tail(self.out), _tail(self.err)
         for fh in (self.out, self.err):
             fh.close()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.trailing = self._unread()
+        try:
+            self.cleanup = remove_tree(self.workdir)
+        except Exception as exc:  # noqa: BLE001 — cleanup never loses the run's record
+            self.cleanup = f"working folder not removed: {type(exc).__name__}: {exc}"
         for fd in (self.req_r, self.resp_w):
             try:
                 os.close(fd)

@@ -63,6 +63,9 @@ class JudgedRun:
         How the run was isolated (:meth:`.sandbox.Isolation.describe`).
     relabeled : bool
         Arms presented under the run's secret relabeling.
+    cleanup : str
+        What removing the run's working folder left behind (``""``: removed); a cleanup
+        failure is recorded here, never raised, and never costs the run its record.
     """
 
     seed: int
@@ -88,6 +91,7 @@ class JudgedRun:
     stderr_tail: str = ""
     isolation: str = ""
     relabeled: bool = False
+    cleanup: str = ""
 
     @property
     def ok(self) -> bool:

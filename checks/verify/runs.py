@@ -10,6 +10,7 @@ run's :class:`.record.JudgedRun`; a bundled algorithm runs compiled in the fork 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import sys
 import time
@@ -20,11 +21,13 @@ from typing import Any
 import numpy as np
 
 from ...theory.matrix import PreferenceMatrix
+from .interrupts import INTERRUPTS, Interrupted, Interrupts
 from .judge import Limits, harden, judge_run, run_environment_seed
 from .record import NOT_RUN, JudgedRun, duel_summary
 from .sandbox import set_parent_death_signal
 
-__all__ = ["Job", "Interrupted", "NOT_RUN", "Progress", "plan_jobs", "run_jobs", "run_seed"]
+__all__ = ["Job", "Interrupted", "Interrupts", "INTERRUPTS", "NOT_RUN", "Progress",
+           "plan_jobs", "run_jobs", "run_seed"]
 
 
 @dataclass(frozen=True)
@@ -126,11 +129,21 @@ def _context():
 
 
 class Progress:
-    """Progress of the runs on stderr (one line per run; overwritten on a terminal)."""
+    """Progress of the runs on stderr (one line per run; overwritten on a terminal), and
+    with ``DUELBOUND_VERIFY_PHASES=1`` in the environment a line as each phase starts
+    (``duelbound verify: phase probe|runs|verdicts|report``: for a supervisor, or a
+    test, that acts on a phase)."""
 
     def __init__(self, enabled: bool, names: list[str], runs: int):
         self.enabled, self.names, self.runs, self.done = enabled, names, runs, 0
         self.tty = enabled and sys.stderr.isatty()
+
+    @staticmethod
+    def phase(name: str) -> None:
+        """Announce the phase ``name`` (only with ``DUELBOUND_VERIFY_PHASES=1``)."""
+        if os.environ.get("DUELBOUND_VERIFY_PHASES") == "1":
+            sys.stderr.write(f"duelbound verify: phase {name}\n")
+            sys.stderr.flush()
 
     def stage(self, horizon: int, matrices: list[int], first: bool) -> None:
         """A new stage of runs (sequential horizons): the counter restarts."""
@@ -155,12 +168,6 @@ class Progress:
         sys.stderr.flush()
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM during a verification (the CLI raises it from its handler)."""
-
-    def __init__(self, signum: int = signal.SIGINT):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = int(signum)
 
 
 def _not_run(job: Job, kind: str, message: str) -> JudgedRun:
@@ -200,6 +207,8 @@ def run_jobs(jobs: list[Job], protocol: str, limits: Limits, budget: float, work
     backstop = limits.time_limit + 60.0  # the judge enforces the limit; this is a backstop
     try:
         while pending or active:
+            if INTERRUPTS.signum is not None:   # noted by the handler: stop here
+                raise Interrupted(INTERRUPTS.signum)
             while pending and len(active) < workers:
                 if time.perf_counter() - start > budget:
                     exhausted = True

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 
 from ..theory.errors import DuelboundError
@@ -153,21 +152,28 @@ def _needs_sandbox(args: argparse.Namespace) -> bool:
     return args.exec_command is not None or ":" in (args.algorithm or "")
 
 
-def _interrupt(signum, frame):
-    from ..checks.verify.harness import Interrupted
-
-    raise Interrupted(signum)
-
-
 def run(args: argparse.Namespace) -> int:
+    from ..checks.verify.interrupts import INTERRUPTS
+
+    # SIGINT and SIGTERM noted from the start to the last byte of the report, in every
+    # phase: the runs stop, nothing more is judged, the partial report is still printed
+    # and written, and the command exits 130 / 143 (checks/verify/interrupts.py)
+    with INTERRUPTS.installed():
+        code = _run(args)
+        if INTERRUPTS.signum is not None and code not in (130, 143):
+            print(f"duelbound verify: interrupted by {INTERRUPTS.name} while writing the "
+                  "report (the report is complete)", file=sys.stderr)
+            return 128 + INTERRUPTS.signum
+        return code
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
     from ..checks.verify.judge import harden
+    from ..checks.verify.runs import Progress
     from ..checks.verify.sandbox import isolation
     from ..theory import datasets
 
-    # SIGTERM as Ctrl-C from the start (a probe may be under way): the runs stop and the
-    # partial report is still made; before the runs, the command stops with 143
-    signal.signal(signal.SIGTERM, _interrupt)
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
     check_report_path(args.json)   # before any run, not after
     if (args.algorithm is None) == (args.exec_command is None):
@@ -191,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
                     (0 if args.only else 1),
                     startup_timeout=args.startup_timeout, relabel=not args.no_relabel,
                     command=args.exec_command, isolation=args.isolation)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    Progress.phase("report")
     if args.json == "-":
         write_json(report.to_dict())
     else:
