@@ -66,3 +66,16 @@ def cmdline(pid: int) -> str:
             return fh.read().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+@pytest.fixture
+def no_judged_leftovers():
+    """After the test: no judged process of it left (a killed sandbox is reaped
+    asynchronously: up to 5 s)."""
+    import time
+
+    yield
+    deadline = time.monotonic() + 5.0
+    while judged_below() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert judged_below() == [], "a judged process survived its run"

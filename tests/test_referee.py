@@ -24,12 +24,13 @@ import time
 from pathlib import Path
 
 import pytest
-from judging import judged_below, needs_sandbox
+from judging import needs_sandbox, no_judged_leftovers
 
 from duelbound.checks.verify import verify_algorithm
 from duelbound.checks.verify.process import remove_tree
 
-pytestmark = needs_sandbox   # every test judges code (CI: DUELBOUND_REQUIRE_SANDBOX=1)
+# every test judges code (CI: DUELBOUND_REQUIRE_SANDBOX=1) and leaves no judged process
+pytestmark = [needs_sandbox, pytest.mark.usefixtures(no_judged_leftovers.__name__)]
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,15 +56,6 @@ def make(K, T, seed):
         AT_END
     return run
 """
-
-
-@pytest.fixture(autouse=True)
-def _no_leftovers():
-    yield
-    deadline = time.monotonic() + 5.0   # a killed sandbox is reaped asynchronously
-    while judged_below() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert judged_below() == [], "a judged process survived its run"
 
 
 def _module(tmp_path, monkeypatch, name: str, source: str) -> str:
