@@ -502,3 +502,23 @@ def test_the_report_path_is_a_regular_file_or_nothing(tmp_path, monkeypatch, cap
     if kind == "symlink":
         assert os.path.islink(target)
     assert os.path.islink("/dev/stdout") or not os.path.exists("/dev/stdout")
+
+
+def test_a_reader_closing_stdout_early_changes_neither_exit_code_nor_report(tmp_path,
+                                                                           monkeypatch):
+    import subprocess
+
+    _spec(tmp_path, monkeypatch, "h_head", """
+        #FIXED
+        def make(K, T, seed):
+            return Fixed(K, T, seed)
+    """)
+    out = tmp_path / "report.json"
+    proc = subprocess.Popen([sys.executable, "-m", "duelbound", "verify", "h_head:make",
+                             "--only", "cyclic", "--T", "2000", "--runs", "1",
+                             "--hang-timeout", "3", "--json", str(out), "--quiet"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    proc.stdout.close()   # a reader gone before the table is printed (`| head -0`)
+    assert proc.wait(timeout=120) == 1
+    assert json.loads(out.read_text())["verdict"] == "FAIL"

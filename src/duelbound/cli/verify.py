@@ -201,9 +201,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.json == "-":
         write_json(report.to_dict())
     else:
-        print(report.table())
-        if args.json:
+        if args.json:   # first: a reader that closes stdout early (| head) loses no file
             _write_report(report.to_dict(), args.json)
+        try:
+            print(report.table(), flush=True)
+        except BrokenPipeError:   # the verdict's exit code all the same, not 0
+            sys.stdout = open(os.devnull, "w")   # noqa: SIM115 — nothing more to print
     if report.interrupted:
         print(f"duelbound verify: interrupted by {report.interrupted}: partial report",
               file=sys.stderr)
