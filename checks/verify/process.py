@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .sandbox import isolation, launch, run_memory
+from .sandbox import descendants, isolation, launch, run_memory
 from .text import clean
 
 __all__ = ["CHILD", "Limits", "AlgorithmProcess", "Watchdog", "remove_tree"]
@@ -166,19 +166,23 @@ def remove_tree(path: str) -> str:
     return ""
 
 
-def _token_holders(token: bytes) -> list[int]:
+def _token_holders(token: bytes, among: list[int] | None = None) -> list[int]:
+    """Processes whose environment holds ``token``: every process, or those of ``among``
+    (a sandbox's: a few files to read, not all of /proc, while it starts)."""
     me = os.getpid()
+    pids = among if among is not None else [
+        int(e.name) for e in os.scandir("/proc") if e.name.isdigit()]
     out = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == me:
+    for pid in pids:
+        if pid == me:
             continue
         try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
                 env = fh.read()
         except OSError:
             continue
         if token in env:
-            out.append(int(entry.name))
+            out.append(pid)
     return out
 
 
@@ -314,7 +318,7 @@ class AlgorithmProcess:
         started."""
         if self.isolation.namespaces:
             if self.inner is None:
-                holders = _token_holders(self.token.encode())
+                holders = _token_holders(self.token.encode(), descendants(self.proc.pid))
                 if holders:
                     self.inner = min(holders)
                     self.namespace = _pid_namespace(self.inner)
@@ -338,7 +342,7 @@ class AlgorithmProcess:
         sampled by the watchdog; the peak is kept in :attr:`peak_memory`)."""
         if self.reaper is None:
             return False
-        self.peak_memory = max(self.peak_memory, run_memory(self.reaper))
+        self.peak_memory = max(self.peak_memory, run_memory(self.reaper, self.memory_limit))
         return self.peak_memory > self.memory_limit
 
     def never_started(self) -> bool:
