@@ -61,7 +61,7 @@ from .report import EXIT_CODES, MatrixReport, VerifyReport, condorcet_reasons
 from .runs import Progress, plan_jobs, run_jobs, run_seed
 from .sandbox import isolation as sandbox_isolation
 from .schedule import Schedule
-from .suite import DEFAULT_MATRICES, generated_matrices, suite
+from .suite import DEFAULT_MATRICES, borda_winner, generated_matrices, suite
 from .verdicts import Check
 
 __all__ = ["Interrupted", "exec_spec", "generated_matrices", "DEFAULT_MATRICES", "DEFAULT_T",
@@ -283,6 +283,7 @@ class _MatrixJudge:
                             checks=checks, reference_runs=ref,
                             condorcet_winner=None if cw is None else int(cw),
                             copeland_winners=[int(i) for i in copeland_winners(M)],
+                            borda_winner=borda_winner(M),
                             arms=list(M.arms) if M.arms else None, twin=twin, horizon=T,
                             horizons_tried=tried + [T] if T not in tried else tried)
 

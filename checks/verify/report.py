@@ -18,7 +18,7 @@ from .record import JudgedRun
 from .text import clean
 from .verdicts import Check, worst
 
-__all__ = ["EXIT_CODES", "MatrixReport", "VerifyReport", "condorcet_reasons"]
+__all__ = ["EXIT_CODES", "MatrixReport", "VerifyReport", "condorcet_reasons", "reasons"]
 
 #: Exit codes of ``duelbound verify`` (and :attr:`VerifyReport.exit_code`).
 EXIT_CODES = {"PASS": 0, "WARN": 1, "FAIL": 1, "ERROR": 2, "INCONCLUSIVE": 3}
@@ -59,6 +59,8 @@ class MatrixReport:
         The T of the runs judged (sequential horizons: 4T, 16T, ...).
     horizons_tried : list of int
         Every horizon run on this matrix.
+    borda_winner : int or None
+        The arm with the largest row sum of the matrix (the Borda winner).
     """
 
     name: str
@@ -73,6 +75,7 @@ class MatrixReport:
     twin: JudgedRun | None = None
     horizon: int = 0
     horizons_tried: list[int] = field(default_factory=list)
+    borda_winner: int | None = None
 
     @property
     def condorcet(self) -> bool:
@@ -90,6 +93,7 @@ class MatrixReport:
                 "horizon": self.horizon, "horizons_tried": self.horizons_tried,
                 "condorcet_winner": self.condorcet_winner,
                 "copeland_winners": self.copeland_winners, "arms": self.arms,
+                "borda_winner": self.borda_winner,
                 "checks": [c.to_dict() for c in self.checks],
                 "runs": [r.to_dict() for r in self.runs],
                 "twin": self.twin.to_dict() if self.twin else None,
@@ -203,17 +207,93 @@ class VerifyReport:
         return "\n".join(lines)
 
 
-def condorcet_reasons(reports: list[MatrixReport]) -> list[str]:
-    """"Behaves like a Condorcet algorithm": consistency WARN/FAIL only on matrices without
-    a Condorcet winner while PASS or INCONCLUSIVE on one with."""
-    def consistency(m: MatrixReport) -> str | None:
-        return next((c.verdict for c in m.checks if c.name == "consistency"), None)
+def _consistency(m: MatrixReport) -> Check | None:
+    return next((c for c in m.checks if c.name == "consistency"), None)
 
-    bad = [m for m in reports if consistency(m) in ("FAIL", "WARN")]
-    if not bad or any(m.condorcet for m in bad) or not any(
-            m.condorcet and consistency(m) in ("PASS", "INCONCLUSIVE") for m in reports):
+
+def _verdict(m: MatrixReport) -> str | None:
+    c = _consistency(m)
+    return None if c is None else c.verdict
+
+
+def _winner_last_runs(m: MatrixReport) -> list[bool]:
+    """Per run: was a Copeland winner the algorithm's last arm (K − 1)?  Under the run's
+    secret relabeling (rebuilt from its environment seed) when it was relabeled."""
+    from .judge import arm_relabeling
+
+    out = []
+    for r in m.runs:
+        if r.relabeled and r.environment_seed is not None:
+            perm = arm_relabeling(r.environment_seed, m.K)   # algorithm's a -> matrix's perm[a]
+            out.append(int(perm[m.K - 1]) in m.copeland_winners)
+        else:
+            out.append(m.K - 1 in m.copeland_winners)
+    return out
+
+
+#: Matrix structures a reason can name: (label, test on a MatrixReport).
+STRUCTURES = (
+    ("without a Condorcet winner", lambda m: not m.condorcet),
+    ("with several Copeland winners", lambda m: len(m.copeland_winners) > 1),
+    ("whose Borda winner is no Copeland winner",
+     lambda m: m.borda_winner is not None and m.borda_winner not in m.copeland_winners),
+)
+
+
+def reasons(reports: list[MatrixReport]) -> list[str]:
+    """Diagnoses over the suite that are true of the consistency WARN/FAILs: the matrix
+    structure every failing matrix shares (:data:`STRUCTURES`, said only when every
+    failing matrix has it), the runs that fail being exactly those with a Copeland winner
+    at the algorithm's last index, linear regret in a share of the runs, and "behaves like
+    a Condorcet algorithm" only when every failure is on a matrix without a Condorcet
+    winner, every Condorcet matrix PASSed and no matrix without one did."""
+    bad = [m for m in reports if _verdict(m) in ("FAIL", "WARN")]
+    if not bad:
         return []
-    return ["consistent only on matrices with a Condorcet winner ("
-            + ", ".join(m.name for m in reports if m.condorcet) + "), linear on "
-            + ", ".join(m.name for m in bad)
-            + ": behaves like a Condorcet algorithm (e.g. RUCB, RMED1), not a Copeland one"]
+    names = ", ".join(m.name for m in bad)
+    out = []
+    for label, has in STRUCTURES:
+        if all(has(m) for m in bad):
+            fine = [m.name for m in reports if has(m) and _verdict(m) == "PASS"]
+            out.append(f"every consistency failure ({names}) is on a matrix {label}"
+                       + (f"; passed on {', '.join(fine)}, which is one too" if fine else ""))
+    out += _winner_last_reason(bad) + _share_reason(bad)
+    condorcet = [m for m in reports if m.condorcet]
+    if all(not m.condorcet for m in bad) and condorcet and \
+            all(_verdict(m) == "PASS" for m in condorcet) and \
+            not any(_verdict(m) == "PASS" for m in reports if not m.condorcet):
+        out.append("consistent only on matrices with a Condorcet winner ("
+                   + ", ".join(m.name for m in condorcet) + "), linear on " + names
+                   + ": behaves like a Condorcet algorithm (e.g. RUCB, RMED1), not a "
+                   "Copeland one")
+    return out
+
+
+def _winner_last_reason(bad: list[MatrixReport]) -> list[str]:
+    """The runs inconsistent on their own are exactly those whose Copeland winner was the
+    algorithm's last arm (in every failing matrix with such runs)."""
+    hits = []
+    for m in bad:
+        c = _consistency(m)
+        flagged = set((c.statistic.get("inconsistent_runs") or []) if c else [])
+        last = _winner_last_runs(m)
+        if not flagged or flagged != {k for k, w in enumerate(last) if w}:
+            return []
+        hits.append(f"{m.name} runs {', '.join(map(str, sorted(flagged)))}")
+    return [f"the runs that fail are exactly those where a Copeland winner was the "
+            f"algorithm's last arm, K − 1 ({'; '.join(hits)}): an index bug?"] if hits else []
+
+
+def _share_reason(bad: list[MatrixReport]) -> list[str]:
+    parts = []
+    for m in bad:
+        c = _consistency(m)
+        if c is not None and c.rule in ("linear-in-share", "share-undecided"):
+            runs = c.statistic.get("inconsistent_runs") or []
+            parts.append(f"{m.name}: runs {', '.join(map(str, runs))} of {len(m.runs)}")
+    return [f"linear in a share of the runs ({'; '.join(parts)}): a run that locks on a "
+            "wrong arm early never recovers"] if parts else []
+
+
+#: The name the driver calls (the Condorcet diagnosis is one of :func:`reasons`).
+condorcet_reasons = reasons
