@@ -59,7 +59,8 @@ def generated_matrices(master: int, count: int) -> list[PreferenceMatrix]:
     winners, a **Borda winner that is no Copeland winner** (:func:`_borda_apart`), and a
     Copeland winner at the **last index** (before the per-run secret relabeling; with
     it, at each index with probability 1/K in each run).  K in 5..7, gaps on
-    [0.1, 0.4] (two decimals) but for the margins :func:`_borda_apart` sets.  Nobody knows
+    [0.1, 0.4] (two decimals) but for the margins :func:`_borda_apart` sets (0.2 and
+    0.4: wide enough that correct algorithms are logarithmic at the default T).  Nobody knows
     them before the verification (the seed is drawn then); anyone can rebuild them from
     the report's environment seed.
     """
@@ -80,11 +81,15 @@ def generated_matrices(master: int, count: int) -> list[PreferenceMatrix]:
     return out
 
 
+#: A Copeland winner's margin over a non-winner (and the Borda winner's losses: 1 − WIN).
+WIN = 0.7
+
+
 def _borda_apart(P: np.ndarray) -> np.ndarray | None:
     """``P`` with the same tournament (so the same Copeland winners) and margins set so
     that the best non-winner b — the one with the most wins — is the Borda winner: b wins
-    at 0.9 and loses at 0.4; each Copeland winner beats the other non-winners at 0.6 and
-    loses to them at 0.1.  None when b still is not the unique Borda winner."""
+    at 0.9 and loses at 1 − :data:`WIN`; each Copeland winner beats the other non-winners
+    at :data:`WIN` and loses to them at 0.1.  None when b still is not the unique Borda winner."""
     K = P.shape[0]
     beats = P > 0.5
     score = beats.sum(axis=1)
@@ -98,10 +103,10 @@ def _borda_apart(P: np.ndarray) -> np.ndarray | None:
 
     for w in winners:
         for j in others:
-            margin(w, j, 0.6 if beats[w, j] else 0.1)
+            margin(w, j, WIN if beats[w, j] else 0.1)
     for j in range(K):   # b's margins last: they decide the pairs (w, b)
         if j != b:
-            margin(b, j, 0.9 if beats[b, j] else 0.4)
+            margin(b, j, 0.9 if beats[b, j] else 1.0 - WIN)
     borda = Q.sum(axis=1)
     return Q if int(np.argmax(borda)) == b and borda[b] > max(borda[w] for w in winners) \
         else None
