@@ -109,6 +109,10 @@ def _worker(conn, job: Job, protocol: str, limits: Limits) -> None:
     set_parent_death_signal()   # a kill -9 of the command ends this worker, hence its sandbox
     signal.signal(signal.SIGTERM, _stop_worker)
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the coordinator's to handle
+    if INTERRUPTS.signum is not None:
+        # stopped before those handlers: the coordinator's, inherited, only noted it
+        conn.close()
+        return
     try:
         conn.send(_execute(job, protocol, limits))
     except BaseException as exc:  # noqa: BLE001 — reported, never hidden
