@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -56,6 +57,18 @@ def ratios(M, pairs: np.ndarray) -> tuple[float, float, float]:
     return tuple(float(R[b] / R[b + 1]) if R[b + 1] > 0 else float("nan") for b in range(3))
 
 
+def _consistency(M, pairs: list, T: int, runs: int) -> dict:
+    """The judge's consistency check on these runs (records built as the judge does)."""
+    from duelbound.checks.verify.record import JudgedRun, duel_summary
+    from duelbound.checks.verify.verdicts import consistency_check
+
+    recs = [JudgedRun(seed=k, T=T, **duel_summary(M, p.astype(np.int32), T))
+            for k, p in enumerate(pairs)]
+    c = consistency_check(recs, M, T, runs, n_matrices=4)
+    return {"verdict": c.verdict, "rule": c.rule,
+            "inconsistent": len(c.statistic.get("inconsistent_runs", []))}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--T", type=int, default=20000)
@@ -64,6 +77,8 @@ def main() -> None:
     ap.add_argument("--only", default="")
     ap.add_argument("--python-runs", type=int, default=5)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--checks", action="store_true",
+                    help="also run the judge's consistency check on each matrix's runs")
     args = ap.parse_args()
     mats = suite(None, 0, 0) + generated_matrices(1, args.draws)
     algs = [a for a in BUNDLED + PYTHON
@@ -73,7 +88,7 @@ def main() -> None:
         for mi, M in enumerate(mats):
             t0 = time.perf_counter()
             n = args.python_runs if ":" in alg else args.runs
-            g = []
+            g, records = [], []
             for r in range(n):
                 seed = 1000 * mi + r
                 if ":" in alg:
@@ -81,18 +96,26 @@ def main() -> None:
                 else:
                     pairs = run_single(M, alg, args.T, seed, log_pairs=True).pairs
                 g.append(ratios(M, np.asarray(pairs, dtype=np.int64)))
+                records.append(np.asarray(pairs, dtype=np.int64))
             g = np.asarray(g)
+            verdict = _consistency(M, records, args.T, n) if args.checks else None
             row = {"algorithm": alg, "matrix": f"{M.name}#{mi}", "T": args.T, "runs": n,
                    "g0": g[:, 0].tolist(), "g1": g[:, 1].tolist(), "g2": g[:, 2].tolist(),
-                   "g0_ci": mean_ci(g[:, 0]), "g1_ci": mean_ci(g[:, 1])}
+                   "g0_ci": mean_ci(g[:, 0]), "g1_ci": mean_ci(g[:, 1]), "check": verdict}
             rows.append(row)
             print(f"{alg.split(':')[-1]:>10} {row['matrix']:>16} g0 {row['g0_ci'][0]:.3f} "
                   f"[{row['g0_ci'][1]:.3f}, {row['g0_ci'][2]:.3f}] max {np.nanmax(g[:, 0]):.3f}"
                   f"  g1 {row['g1_ci'][0]:.3f} [{row['g1_ci'][1]:.3f}, {row['g1_ci'][2]:.3f}]"
-                  f" max {np.nanmax(g[:, 1]):.3f}  ({time.perf_counter() - t0:.0f} s)",
+                  f" max {np.nanmax(g[:, 1]):.3f}  ({time.perf_counter() - t0:.0f} s)"
+                  + (f"  consistency {verdict['verdict']} ({verdict['rule']}), "
+                     f"{verdict['inconsistent']} runs inconsistent" if verdict else ""),
                   flush=True)
     g0 = np.concatenate([r["g0"] for r in rows])
     lo = np.array([min(r["g0_ci"][1], r["g1_ci"][1]) for r in rows])
+    if args.checks:
+        print("consistency rules:", dict(Counter(r["check"]["rule"] for r in rows)),
+              f"inconsistent runs {sum(r['check']['inconsistent'] for r in rows)}"
+              f"/{sum(r['runs'] for r in rows)}")
     print(f"per run g0: median {np.nanmedian(g0):.3f}, 99th pct {np.nanquantile(g0, .99):.3f},"
           f" max {np.nanmax(g0):.3f} ({g0.size} runs); largest per-matrix "
           f"min(lower g0, lower g1): {np.nanmax(lo):.3f} ({len(rows)} matrix x algorithm)")

@@ -271,10 +271,12 @@ def _binomial_tail(k: int, n: int, p: float) -> float:
 
 
 @pytest.mark.parametrize("stuck, n_matrices, verdict, rule", [
-    (4, 1, "FAIL", "linear-in-share"),      # P(X >= 4 | 10, 0.05) = 0.00103 <= 0.01
-    (4, 4, "FAIL", "linear-in-share"),      # ... <= 0.01 / 4
-    (3, 1, "INCONCLUSIVE", "share-undecided"),   # 0.0115 > 0.01: more runs decide
-    (1, 1, "PASS", "logarithmic"),          # one stuck run: no share question
+    # level 0.01 / (matrices x 3 looks); P(X >= k | 10 runs, rate 0.02):
+    (4, 4, "FAIL", "linear-in-share"),           # 3.1e-5 <= 0.01 / 12
+    (3, 1, "FAIL", "linear-in-share"),           # 8.6e-4 <= 0.01 / 3
+    (3, 4, "INCONCLUSIVE", "share-undecided"),   # 8.6e-4 > 0.01 / 12: more runs decide
+    (2, 1, "INCONCLUSIVE", "share-undecided"),   # 0.016 > 0.01 / 3
+    (1, 1, "PASS", "logarithmic"),               # one stuck run: no share question
 ])
 def test_linear_in_a_share_of_runs(stuck, n_matrices, verdict, rule):
     runs = [traj("linear" if k < stuck else "log", RESOLVED,
