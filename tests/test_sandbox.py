@@ -602,3 +602,20 @@ def test_a_folder_too_large_to_copy_in_is_refused_in_one_line(code, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
     assert f"larger than {sandbox.MAX_CODE_FILES} files" in err
+
+
+def test_no_user_namespace_of_its_own_so_no_mount_of_an_unsized_ramfs(code):
+    # a user + mount namespace would let it mount a ramfs, memory no sample sees
+    rc, data = _report_of(code, "s_userns", """
+        import ctypes, json, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        tries = {}
+        for name, flags in (("user", 0x10000000), ("user+mount", 0x10020000),
+                            ("mount", 0x00020000)):
+            tries[name] = libc.unshare(flags) == 0
+        tries["ramfs"] = libc.mount(b"none", b"/tmp", b"ramfs", 0, None) == 0
+        print("NS", json.dumps(tries))
+    """)
+    assert rc == 1 and data["verdict"] == "FAIL"
+    assert _said(data, "NS") == {"user": False, "user+mount": False, "mount": False,
+                                 "ramfs": False}

@@ -7,7 +7,9 @@ command line names no path of the caller).  It reads ``/run/duelbound/config.jso
 * when started as root (the judge was root: bubblewrap made no user namespace), drops to
   the run's own unprivileged uid/gid with no supplementary groups — every capability is
   lost with it, so the judged code cannot read what only root may (``/etc/shadow``), and
-  RLIMIT_NPROC (set next) counts this run's processes only;
+  RLIMIT_NPROC (set next) counts this run's processes only — then enters a user namespace
+  of its own mapping only that uid, allows no user namespace below it and gives up the
+  capabilities it had there (no mount of an unsized ramfs or tmpfs by the judged code);
 * joins a fresh anonymous session keyring (``keyctl(KEYCTL_JOIN_SESSION_KEYRING)``): the
   keys of the judge's session, and of any other run, are out of reach;
 * sets RLIMIT_NPROC and RLIMIT_NOFILE, and PR_SET_NO_NEW_PRIVS;
@@ -35,12 +37,43 @@ KEYCTL = {"x86_64": 250, "aarch64": 219, "arm64": 219, "riscv64": 219, "ppc64le"
           "loongarch64": 219}
 KEYCTL_JOIN_SESSION_KEYRING = 1
 PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 4, 38
+CLONE_NEWUSER = 0x10000000
 
 
 def _fail(message):
     sys.stderr.write(f"duelbound sandbox boot: {message}\n")
     sys.stderr.flush()
     os._exit(125)
+
+
+def _write(path, text):
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _no_more_user_namespaces(libc, uid, gid):
+    """Enter a user namespace of this run's own, allow none below it, and keep no
+    capability in it.  Without it the judged code (bubblewrap made no user namespace: the
+    judge is root) could create one, and a mount namespace in it, and mount a ramfs the
+    judge's memory sample does not see (bubblewrap's --disable-userns needs its own user
+    namespace, which cannot map the run's uid)."""
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)   # the uid change cleared it: /proc/self is root's
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        _fail(f"unshare(CLONE_NEWUSER): {os.strerror(ctypes.get_errno())}")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    _write("/proc/sys/user/max_user_namespaces", "0")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    if libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)()) != 0:
+        _fail(f"capset: {os.strerror(ctypes.get_errno())}")
 
 
 def main():
@@ -55,6 +88,7 @@ def main():
         os.setresuid(uid, uid, uid)
         if os.getuid() != uid or os.geteuid() != uid:
             _fail("could not drop root")
+        _no_more_user_namespaces(libc, uid, gid)
     number = KEYCTL.get(platform.machine())
     if number is None:
         _fail(f"no keyctl system call number known for {platform.machine()}")
