@@ -76,6 +76,14 @@ def main() -> None:
             print(f"{spec.split(':')[-1]:>20} {rep_.verdict:>12} "
                   f"{'ok' if rec['expected'] else 'MISS':>4} {dt:7.1f} s  {rules}  "
                   f"{'; '.join(r[:110] for r in rep_.reasons[:2])}", flush=True)
+    _summary(records)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(records, fh, indent=1)
+
+
+def _summary(records: list[dict]) -> None:
+    """Catch rate, false alarms, INCONCLUSIVE rate, median and maximum time."""
     bad = [r for r in records if not r["correct"]]
     good = [r for r in records if r["correct"]]
     if bad:
@@ -88,9 +96,6 @@ def main() -> None:
     if times:
         print(f"INCONCLUSIVE {inc}/{len(records)}; median time {times[len(times) // 2]:.1f} s, "
               f"max {times[-1]:.1f} s")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(records, fh, indent=1)
 
 
 if __name__ == "__main__":

@@ -30,14 +30,25 @@ import numpy as np
 from examples.my_algorithms import DTS
 
 
-class _ETCDoubling:
+class _Wins:
+    """Win counts W[i, j] (i beat j); self-duels carry no information and are not kept."""
+
+    def __init__(self, K: int):
+        self.K = K
+        self.W = np.zeros((K, K))
+
+    def update(self, i: int, j: int, i_won: bool) -> None:
+        if i != j:
+            self.W[(i, j) if i_won else (j, i)] += 1
+
+
+class _ETCDoubling(_Wins):
     """Epochs of n = n0, 2 n0, 4 n0, ... duels: each starts with ⌈√n⌉ duels of every pair
     (i < j, round robin), then duels the empirical Copeland winner of all data so far
     with itself until the epoch ends."""
 
     def __init__(self, K: int, T: int, seed: int):
-        self.K = K
-        self.W = np.zeros((K, K))
+        super().__init__(K)
         self.pairs = [(i, j) for i in range(K) for j in range(i + 1, K)]
         self.epoch_len = 4 * len(self.pairs) ** 2
         self.left = self.epoch_len          # duels left in this epoch
@@ -61,12 +72,6 @@ class _ETCDoubling:
                 self.leader = int(np.argmax(wins))
             return pair
         return self.leader, self.leader
-
-    def update(self, i: int, j: int, i_won: bool) -> None:
-        if i_won:
-            self.W[i, j] += 1
-        else:
-            self.W[j, i] += 1
 
 
 def etc_doubling_sqrt(K: int, T: int, seed: int) -> _ETCDoubling:
@@ -105,13 +110,12 @@ def dts_losses_posterior(K: int, T: int, seed: int) -> _PosteriorDTS:
     return _PosteriorDTS(K, T, seed, "losses")
 
 
-class _SampledBorda:
+class _SampledBorda(_Wins):
     """First arm: the argmax of Σ_j θ_ij with θ_ij ~ Beta(W_ij + 1, W_ji + 1); second arm:
     the argmax of θ'_i,a1 ~ Beta(W_i,a1 + 1, W_a1,i + 1), as D-TS's second arm."""
 
     def __init__(self, K: int, T: int, seed: int):
-        self.K = K
-        self.W = np.zeros((K, K))
+        super().__init__(K)
         self.rng = np.random.default_rng(seed)
 
     def select(self) -> tuple[int, int]:
@@ -121,14 +125,6 @@ class _SampledBorda:
         th2 = self.rng.beta(self.W[:, a1] + 1, self.W[a1, :] + 1)
         th2[a1] = 0.5
         return a1, int(np.argmax(th2))
-
-    def update(self, i: int, j: int, i_won: bool) -> None:
-        if i == j:
-            return
-        if i_won:
-            self.W[i, j] += 1
-        else:
-            self.W[j, i] += 1
 
 
 def dts_sampled_borda(K: int, T: int, seed: int) -> _SampledBorda:

@@ -250,6 +250,12 @@ def reasons(reports: list[MatrixReport]) -> list[str]:
     bad = [m for m in reports if _verdict(m) in ("FAIL", "WARN")]
     if not bad:
         return []
+    return (_structure_reasons(bad, reports) + _winner_last_reason(bad)
+            + _share_reason(bad) + _condorcet_reason(bad, reports))
+
+
+def _structure_reasons(bad: list[MatrixReport], reports: list[MatrixReport]) -> list[str]:
+    """Each structure of :data:`STRUCTURES` that every failing matrix has."""
     names = ", ".join(m.name for m in bad)
     out = []
     for label, has in STRUCTURES:
@@ -257,16 +263,21 @@ def reasons(reports: list[MatrixReport]) -> list[str]:
             fine = [m.name for m in reports if has(m) and _verdict(m) == "PASS"]
             out.append(f"every consistency failure ({names}) is on a matrix {label}"
                        + (f"; passed on {', '.join(fine)}, which is one too" if fine else ""))
-    out += _winner_last_reason(bad) + _share_reason(bad)
-    condorcet = [m for m in reports if m.condorcet]
-    if all(not m.condorcet for m in bad) and condorcet and \
-            all(_verdict(m) == "PASS" for m in condorcet) and \
-            not any(_verdict(m) == "PASS" for m in reports if not m.condorcet):
-        out.append("consistent only on matrices with a Condorcet winner ("
-                   + ", ".join(m.name for m in condorcet) + "), linear on " + names
-                   + ": behaves like a Condorcet algorithm (e.g. RUCB, RMED1), not a "
-                   "Copeland one")
     return out
+
+
+def _condorcet_reason(bad: list[MatrixReport], reports: list[MatrixReport]) -> list[str]:
+    """"Behaves like a Condorcet algorithm": every failure without a Condorcet winner,
+    every Condorcet matrix PASS, no matrix without a Condorcet winner PASS."""
+    condorcet = [m for m in reports if m.condorcet]
+    if any(m.condorcet for m in bad) or not condorcet or \
+            any(_verdict(m) != "PASS" for m in condorcet) or \
+            any(_verdict(m) == "PASS" for m in reports if not m.condorcet):
+        return []
+    return ["consistent only on matrices with a Condorcet winner ("
+            + ", ".join(m.name for m in condorcet) + "), linear on "
+            + ", ".join(m.name for m in bad)
+            + ": behaves like a Condorcet algorithm (e.g. RUCB, RMED1), not a Copeland one"]
 
 
 def _winner_last_reason(bad: list[MatrixReport]) -> list[str]:
