@@ -39,8 +39,8 @@ __all__ = ["ORDER", "Check", "CStar", "c_star", "worst", "protocol_check", "cons
            "matrix_checks",
            "suite_checks", "confirmed_linear", "beyond_budget", "is_linear", "LINEAR_RULES",
            "nice_horizon", "growth_ratio", "doubling_ratio", "regret_at", "starved",
-           "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO",
-           "STUCK_RUN", "SUPERLOG_RATIO", "RUN_RATE_NULL", "SHARE_ALPHA", "SHARE_LOOKS", "log_doubling",
+           "STUCK_FAIL", "RESOLVE", "LINEAR_RATIO", "STUCK_RUN", "SUPERLOG_RATIO",
+           "RUN_RATE_NULL", "SHARE_ALPHA", "SHARE_LOOKS", "log_doubling",
            "share_p_value", "MORE_RUNS_RULES", "SUPERLOG_RULES", "to_confirm", "wants_runs"]
 
 ORDER = {"PASS": 0, "INCONCLUSIVE": 1, "WARN": 2, "FAIL": 3}
@@ -338,8 +338,9 @@ def _share_of_runs(e: _Evidence, n_runs: int, n_matrices: int, stat: dict[str, A
                    msg: str) -> Check | None:
     """FAIL (rule ``linear-in-share``) when the number of runs inconsistent on their own
     (stuck or starved) is significant against :data:`RUN_RATE_NULL` at
-    :data:`SHARE_ALPHA` / (``n_matrices`` · :data:`SHARE_LOOKS`); INCONCLUSIVE (rule ``share-undecided``: more
-    runs would decide) when at least two are and the test is not yet significant."""
+    :data:`SHARE_ALPHA` / (``n_matrices`` · :data:`SHARE_LOOKS`); INCONCLUSIVE (rule
+    ``share-undecided``: more runs would decide) when at least two are and the test is
+    not yet significant."""
     s = len(e.inconsistent)
     if s < 2:
         return None
