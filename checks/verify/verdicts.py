@@ -73,7 +73,7 @@ SUPERLOG_RATIO = 1.25
 #: A run is *inconsistent on its own* (stuck: >= STUCK_RUN of its late duels on resolved
 #: pairs, or starved).  Null hypothesis of the share-of-runs rule: a correct algorithm
 #: has at most this rate of such runs (measured on the bundled and pure-Python correct
-#: algorithms: 0 of 330 runs, 99% upper bound 0.014; docs/verification.md §3.4c).
+#: algorithms: 0 of 360 runs, 99% upper bound 0.013; docs/verification.md §3.4c).
 RUN_RATE_NULL = 0.02
 #: Level of the one-sided binomial test on the number of inconsistent runs, family-wise
 #: over the suite's matrices and the SHARE_LOOKS looks of the sequential schedule (10, 20,
