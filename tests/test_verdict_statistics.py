@@ -33,8 +33,13 @@ REF = np.linspace(100, 200, 10)
 USER = np.array([72.2, 167.6, 174.8, 170.1, 166.8, 161.7, 227.1, 254.4, 261.8, 259.5])
 
 
+def _with_dyadic(ck: np.ndarray, steps: int) -> np.ndarray:
+    """Checkpoints as the judge records them: log-spaced, and exactly steps / 2^b."""
+    return np.union1d(ck, [steps >> b for b in range(7)])
+
+
 def run(final: float, slope: float = 1.0, steps: int = T) -> SimpleNamespace:
-    ck = np.unique(np.geomspace(1, steps, 40).astype(int))
+    ck = _with_dyadic(np.geomspace(1, steps, 40).astype(int), steps)
     return SimpleNamespace(final_regret={"komiyama": final}, steps=steps, checkpoints=ck,
                            regret={"komiyama": slope * np.log(ck)},
                            counts={"half": np.zeros((4, 4)), "final": np.zeros((4, 4))})
@@ -116,12 +121,17 @@ def _sym(entries: dict[tuple[int, int], float], K: int = 4) -> np.ndarray:
     return out
 
 
-def traj(growth: str, half: dict, late: dict, noise: float = 0.0, seed: int = 0):
+def traj(growth: str, half: dict, late: dict, noise: float = 0.0, seed: int = 0,
+         power: float = 0.5):
     """A run of cyclic (arm 0 the Condorcet winner): R(t) linear or logarithmic, and the
     duels of each pair before H/2 (``half``) and after (``late``)."""
     rng = np.random.default_rng(seed)
-    ck = np.unique(np.geomspace(1, H, 60).astype(int))
-    R = (0.5 * ck if growth == "linear" else 30.0 * np.log(ck)) * (1 + noise * rng.random())
+    ck = _with_dyadic(np.geomspace(1, H, 60).astype(int), H)
+    R = {"linear": 0.5 * ck, "log": 30.0 * np.log(ck),
+         # a large early regret, then slowly linear: R(H)/R(H/2) = 1.09 (below 1.25) while
+         # the increments double (ρ = 2)
+         "late-linear": 1000.0 + 0.01 * ck,
+         "power": 3.0 * ck ** power}[growth] * (1 + noise * rng.random())
     Nh = _sym(half)
     return SimpleNamespace(steps=H, checkpoints=ck, regret={"komiyama": R},
                            counts={"half": Nh, "final": Nh + _sym(late)},
@@ -149,8 +159,14 @@ def test_linear_growth_on_resolved_pairs_fails_even_while_learning_others():
 
 
 def test_linear_growth_while_exploring_unresolved_pairs_is_not_a_fail():
-    """Every late duel on a pair not yet resolved (an explore phase): undecided."""
+    """Every late duel on a pair not yet resolved (an explore phase): no FAIL.  Regret
+    doubling with t is faster than log T at this T (WARN, to be confirmed at 4T); the
+    same late duels after a large early regret are undecided, with the deciding T."""
     runs = [traj("linear", RESOLVED, {(0, 1): 10000.0}, 0.02, s) for s in range(10)]
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
+    assert chk.verdict == "WARN" and chk.rule == "super-logarithmic", chk.message
+    assert V.to_confirm(chk)
+    runs = [traj("late-linear", RESOLVED, {(0, 1): 10000.0}, 0.02, s) for s in range(10)]
     chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
     assert chk.verdict == "INCONCLUSIVE", chk.message
     # the horizon that would decide: at its first-half rate (10 duels in H/2 steps) pair
@@ -186,3 +202,90 @@ def test_one_starved_run_among_learning_runs_is_not_a_fail():
     lone = traj("log", {(0, 0): 10000.0}, {(0, 0): 10000.0})
     assert V.starved(lone, M)[0]
     assert V.consistency_check(learning + [lone], M, H, 5).verdict != "FAIL"
+
+
+# -- growth from the exact record, faster than log T, a share of runs (issue 32) ----------
+
+def test_doubling_ratio_is_read_at_the_exact_counts_not_interpolated():
+    """A step-shaped regret (all of an epoch's regret in its first duels, epochs doubling:
+    R = 2^k after epoch k) recorded by the judge: R(H)/R(H/2) from the record equals the
+    brute-force cumulative sum at H and H/2, although linear interpolation between the
+    log-spaced checkpoints alone gives another value."""
+    from duelbound.checks.verify.record import duel_summary
+
+    M = datasets.load("cyclic")   # pair (1, 2) carries regret, (0, 0) none
+    n = 1 << 14
+    pairs = np.zeros((n, 2), dtype=np.int32)
+    for k in range(4, 14):        # epoch [2^k, 2^(k+1)): its first 2^(k/2) duels pay
+        pairs[1 << k: (1 << k) + int(2 ** (k / 2))] = (1, 2)
+    rec = SimpleNamespace(steps=n, **{k: v for k, v in duel_summary(M, pairs, n).items()
+                                      if k != "steps"})
+    from duelbound.theory.regret import regret_matrix
+    cum = np.cumsum(regret_matrix(M, "komiyama")[pairs[:, 0], pairs[:, 1]])
+    exact = cum[n - 1] / cum[n // 2 - 1]
+    assert V.doubling_ratio(rec) == pytest.approx(exact, rel=1e-12)
+    ck = np.asarray(rec.checkpoints)
+    logspaced = np.setdiff1d(ck, [n >> b for b in range(1, 7)])
+    R = np.asarray(rec.regret["komiyama"])[np.isin(ck, logspaced)]
+    interpolated = np.interp(n, logspaced, R) / np.interp(n // 2, logspaced, R)
+    # by hand: epochs 4..12 pay 4+5+8+11+16+22+32+45+64 = 207 duels, epoch 13 pays 90
+    assert exact == pytest.approx(297 / 207, rel=1e-12) and abs(interpolated - exact) > 0.1
+
+
+def test_log_doubling_is_the_ratio_of_c_log_t():
+    for t in (2e4, 8e4):
+        assert V.log_doubling(t) == pytest.approx(math.log(t) / math.log(t / 2))
+    assert V.log_doubling(2e4) == pytest.approx(1.0753, abs=1e-4)
+
+
+LOG_LATE = {(0, 1): 10.0, (0, 0): 9990.0}
+STUCK_LATE = {(1, 2): 10000.0}
+
+
+@pytest.mark.parametrize("power, verdict, rule", [
+    (0.5, "WARN", "super-logarithmic"),     # √T: 1.414 at both doublings
+    (0.25, "PASS", "logarithmic"),          # T^0.25: 1.19, below 1.25 (the rule's reach)
+])
+def test_regret_faster_than_log_t_warns(power, verdict, rule):
+    runs = [traj("power", RESOLVED, LOG_LATE, 0.0, s, power=power) for s in range(10)]
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10)
+    assert (chk.verdict, chk.rule) == (verdict, rule), chk.message
+    assert chk.statistic["doubling_ratio"] == pytest.approx(2 ** power, rel=1e-3)
+
+
+def test_log_t_passes_and_an_uncertain_ratio_goes_to_a_longer_horizon():
+    runs = [traj("log", RESOLVED, LOG_LATE, 0.02, s) for s in range(10)]
+    assert V.consistency_check(runs, datasets.load("cyclic"), H, 10).rule == "logarithmic"
+    # exponents 0.1 .. 0.7: mean ratio 1.31 >= 1.25, its 99% interval reaches below
+    runs = [traj("power", RESOLVED, LOG_LATE, 0.0, s, power=a)
+            for s, a in enumerate(np.linspace(0.1, 0.7, 5))]
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 5)
+    g, lo = chk.statistic["doubling_ratio"], chk.statistic["doubling_ratio_ci"][0]
+    assert lo < V.SUPERLOG_RATIO <= g
+    assert (chk.verdict, chk.rule) == ("INCONCLUSIVE", "super-log-undecided"), chk.message
+    assert chk.statistic["suggested_T"] == 4 * H
+
+
+def _binomial_tail(k: int, n: int, p: float) -> float:
+    return sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+
+@pytest.mark.parametrize("stuck, n_matrices, verdict, rule", [
+    # level 0.01 / (matrices x 3 looks); P(X >= k | 10 runs, rate 0.02):
+    (4, 4, "FAIL", "linear-in-share"),           # 3.1e-5 <= 0.01 / 12
+    (3, 1, "FAIL", "linear-in-share"),           # 8.6e-4 <= 0.01 / 3
+    (3, 4, "INCONCLUSIVE", "share-undecided"),   # 8.6e-4 > 0.01 / 12: more runs decide
+    (2, 1, "INCONCLUSIVE", "share-undecided"),   # 0.016 > 0.01 / 3
+    (1, 1, "PASS", "logarithmic"),               # one stuck run: no share question
+])
+def test_linear_in_a_share_of_runs(stuck, n_matrices, verdict, rule):
+    runs = [traj("linear" if k < stuck else "log", RESOLVED,
+                 STUCK_LATE if k < stuck else LOG_LATE, 0.02, k) for k in range(10)]
+    runs = runs[stuck:] + runs[:stuck]     # the stuck ones are runs 10 - stuck .. 9
+    chk = V.consistency_check(runs, datasets.load("cyclic"), H, 10, n_matrices)
+    assert (chk.verdict, chk.rule) == (verdict, rule), chk.message
+    if stuck >= 2:
+        assert chk.statistic["share_p_value"] == pytest.approx(
+            _binomial_tail(stuck, 10, V.RUN_RATE_NULL))
+        assert chk.statistic["inconsistent_runs"] == list(range(10 - stuck, 10))
+        assert ", ".join(map(str, range(10 - stuck, 10))) in chk.message

@@ -47,16 +47,19 @@ def restore_numpy_aliases() -> list[str]:
     return done
 
 
-def _duelpy():
+def _duelpy() -> tuple[Any, Any]:
+    """duelpy's ``algorithms`` module and its ``FeedbackMechanism`` class (an optional
+    dependency: imported by name, so that type checking needs no duelpy)."""
+    import importlib
+
     restore_numpy_aliases()
     try:
-        import duelpy  # noqa: F401
-        from duelpy import algorithms
-        from duelpy.feedback import FeedbackMechanism
+        algorithms = importlib.import_module("duelpy.algorithms")
+        feedback = importlib.import_module("duelpy.feedback")
     except ImportError:
         raise DuelboundError("duelpy is not installed; pip install 'duelbound[bench]' "
                              "(duelpy==1.0.0)") from None
-    return algorithms, FeedbackMechanism
+    return algorithms, feedback.FeedbackMechanism
 
 
 def duelpy_factory(algorithm: str | type, **params: Any) -> Callable:
@@ -81,14 +84,15 @@ def duelpy_factory(algorithm: str | type, **params: Any) -> Callable:
         cls = getattr(algorithms, algorithm) if isinstance(algorithm, str) else algorithm
 
         def run(duel: Callable[[int, int], bool], horizon: int) -> None:
-            class _Feedback(FeedbackMechanism):
-                def duel(self, arm_i_index: int, arm_j_index: int) -> bool:
-                    return duel(int(arm_i_index), int(arm_j_index))
+            def ask(self: Any, arm_i_index: int, arm_j_index: int) -> bool:
+                return duel(int(arm_i_index), int(arm_j_index))
 
+            # a subclass of duelpy's class, made at run time (duelpy is optional)
+            feedback = type("_Feedback", (FeedbackMechanism,), {"duel": ask})
             kwargs = dict(params)
             if "random_state" in inspect.signature(cls).parameters:
                 kwargs["random_state"] = np.random.RandomState(seed % 2**32)
-            cls(feedback_mechanism=_Feedback(list(range(K))), time_horizon=horizon,
+            cls(feedback_mechanism=feedback(list(range(K))), time_horizon=horizon,
                 **kwargs).run()
 
         return run

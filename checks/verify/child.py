@@ -7,15 +7,25 @@ seed and the outcome of each duel it asks for.  The preference matrix, the
 environment's generator, the record of the duels and the verdict code live in the
 trusted parent process.
 
-Wire protocol (see :mod:`duelbound.checks.verify.judge`): the child writes a request as
-8 bytes (i, j), little-endian int32, to one pipe and reads the 1-byte answer from
-another (0: j won, 1: i won, 2: invalid request, 3: more than T duels).  Markers in
-the i field: ``TEXT`` (j bytes of JSON follow: exceptions, protocol detection),
-``READY`` (built, the hang clock starts), ``DONE``.  Nothing the child sends other
-than its requests is used for a statistic.
+Wire protocol (constants in :mod:`duelbound.checks.verify.protocol`, loaded here by
+path): the child writes a request as 8 bytes (i, j), little-endian int32, to one pipe
+and reads the 1-byte answer from another (0: j won, 1: i won, 2: invalid request, 3:
+more than T duels).  Markers in the i field: ``TEXT`` (j bytes of JSON follow:
+exceptions, protocol detection), ``READY`` (built, the hang clock starts), ``DONE``,
+``BAD`` (a request whose arguments are not int32 arm indices).  Nothing the child sends
+other than its requests is used for a statistic.
+
+Every call of ``duel(i, j)`` (and every pair ``select()`` returns) reaches the judge
+before anything can fail in this process: arguments that cannot be sent as two int32
+values — any integer of any size, bool, float, an object whose ``__index__`` or
+``__repr__`` raises — go as a ``BAD`` request (fixed bytes, no encoding of the user's
+values), which the judge records as an invalid request; only then is ProtocolError
+raised in the algorithm's code.
 """
 
+import importlib.util
 import json
+import operator
 import os
 import resource
 import signal
@@ -23,10 +33,21 @@ import struct
 import sys
 import traceback
 
-DONE = -2147483648
-TEXT = -2147483647
-READY = -2147483646     # module imported and factory(K, T, seed) built: the hang clock starts
-INT32 = (-2147483645, 2147483647)
+
+def _load_protocol():
+    """The wire protocol's constants, from ``protocol.py`` beside this file (loaded by
+    path: this script imports no part of duelbound, and its folder is not on sys.path)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.py")
+    spec = importlib.util.spec_from_file_location("_duelbound_wire_protocol", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PROTOCOL = _load_protocol()
+DONE, TEXT, READY, BAD, INT32 = (PROTOCOL.DONE, PROTOCOL.TEXT, PROTOCOL.READY, PROTOCOL.BAD,
+                                 PROTOCOL.INT32)
+NOT_INT, OUT_OF_INT32, NOT_A_PAIR = 1, 2, 3   # PROTOCOL.BAD_REASONS' codes
 
 
 class ProtocolError(Exception):
@@ -72,10 +93,10 @@ class _Channel:
 
     def __init__(self, cfg):
         self.req, self.resp = cfg["req"], cfg["resp"]
-        self.pack = struct.Struct("<ii").pack
+        self.pack = struct.Struct(PROTOCOL.REQUEST).pack
 
     def text(self, kind, **data):
-        payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:65536]
+        payload = json.dumps(dict(kind=kind, **data), default=repr).encode()[:PROTOCOL.TEXT_MAX]
         os.write(self.req, self.pack(TEXT, len(payload)) + payload)
         return self._answer()
 
@@ -94,15 +115,33 @@ class _Channel:
 
 
 def _as_index(v):
-    if type(v) is int:
-        return v if INT32[0] <= v <= INT32[1] else None
-    if isinstance(v, bool) or not hasattr(v, "__index__"):
-        return None
+    """(v as an exact int in INT32, 0) or (None, the BAD reason code).  Never raises: the
+    user's ``__index__`` may raise anything, or return an int subclass."""
     try:
-        v = v.__index__()
-    except Exception:
-        return None
-    return v if INT32[0] <= v <= INT32[1] else None
+        if type(v) is not int:
+            if isinstance(v, bool) or not hasattr(type(v), "__index__"):
+                return None, NOT_INT
+            v = int.__index__(operator.index(v))   # an exact int, whatever it returned
+        return (v, 0) if INT32[0] <= v <= INT32[1] else (None, OUT_OF_INT32)
+    except BaseException:  # noqa: BLE001 — the user's __index__
+        return None, NOT_INT
+
+
+def _as_pair(i, j):
+    """(i, j, 0) as int32 arm indices, or (None, None, the BAD reason code)."""
+    a, why = _as_index(i)
+    b, why_b = _as_index(j)
+    if a is None or b is None:
+        return None, None, why or why_b
+    return a, b, 0
+
+
+def _show(v):
+    """repr of the user's value for a message, whatever its __repr__ does."""
+    try:
+        return f"{v!r:.80}"
+    except BaseException:  # noqa: BLE001
+        return f"<{type(v).__name__}>"
 
 
 def _resolve(spec, sys_path):
@@ -209,6 +248,7 @@ def main(argv):
 
 def _run_select(ch, obj, T):
     select, update, request = obj.select, obj.update, ch.request
+    lo, hi = INT32
     for step in range(1, T + 1):
         try:
             pair = select()
@@ -218,19 +258,19 @@ def _run_select(ch, obj, T):
             break
         try:
             i, j = pair
-        except Exception:
-            i = j = None
-        if type(i) is not int or type(j) is not int:
-            i, j = _as_index(i), _as_index(j)
-            if i is None or j is None:
-                ch.text("non-int", step=step,
-                        message=f"expected a pair of int arm indices, got {pair!r:.200}")
+        except BaseException:  # noqa: BLE001 — not a pair, or its __iter__ raised
+            request(BAD, NOT_A_PAIR)
+            break
+        if not (type(i) is int and type(j) is int and lo <= i <= hi and lo <= j <= hi):
+            i, j, why = _as_pair(i, j)
+            if why:
+                request(BAD, why)   # recorded by the judge: an invalid request
                 break
         code = request(i, j)
-        if code > 1:
+        if code not in (PROTOCOL.J_WON, PROTOCOL.I_WON):
             break
         try:
-            update(i, j, code == 1)
+            update(i, j, code == PROTOCOL.I_WON)
         except BaseException as exc:  # noqa: BLE001
             kind, msg, tb = _describe(exc, "update()")
             ch.text(kind, step=step, message=msg, traceback=tb)
@@ -240,19 +280,20 @@ def _run_select(ch, obj, T):
 
 def _run_duel(ch, run, T):
     request = ch.request
+    lo, hi = INT32
 
     def duel(i, j):
-        if type(i) is not int or type(j) is not int:
-            a, b = _as_index(i), _as_index(j)
-            if a is None or b is None:
-                ch.text("non-int", message=f"duel() expects int arm indices, got ({i!r:.80}, "
-                                           f"{j!r:.80})")
-                raise ProtocolError(f"duel() expects int arm indices, got ({i!r}, {j!r})")
+        if not (type(i) is int and type(j) is int and lo <= i <= hi and lo <= j <= hi):
+            a, b, why = _as_pair(i, j)
+            if why:
+                request(BAD, why)   # recorded by the judge before anything else can fail
+                raise ProtocolError(f"duel() expects int arm indices in range, got "
+                                    f"({_show(i)}, {_show(j)})")
             i, j = a, b
         code = request(i, j)
-        if code < 2:
-            return code == 1
-        if code == 2:
+        if code in (PROTOCOL.J_WON, PROTOCOL.I_WON):
+            return code == PROTOCOL.I_WON
+        if code == PROTOCOL.INVALID:
             raise ProtocolError(f"invalid duel ({i}, {j}): arm index out of range")
         raise ProtocolError(f"duel ({i}, {j}) requested after T = {T} duels")
 
@@ -290,7 +331,9 @@ def _run_exec(ch, argv, K, T, seed, probe):
     except OSError:
         pass
     ch.request(READY, 0)
-    answers = {0: b"0\n", 1: b"1\n", 2: b"-1 invalid request\n", 3: b"-1 more than T duels\n"}
+    answers = {PROTOCOL.J_WON: b"0\n", PROTOCOL.I_WON: b"1\n",
+               PROTOCOL.INVALID: b"-1 invalid request\n",
+               PROTOCOL.EXCEEDED: b"-1 more than T duels\n"}
     request = ch.request
     step = 0
     for line in out:
@@ -305,7 +348,7 @@ def _run_exec(ch, argv, K, T, seed, probe):
         except ValueError:
             ch.text("non-int", step=step,
                     message=f"expected a line 'i j' of two integers, got {line[:200]!r}")
-            code = 2
+            code = PROTOCOL.INVALID
         else:
             code = request(i, j)
         try:

@@ -11,10 +11,12 @@ Checks per matrix: protocol, consistency, lower bound (slope vs C*), claimed (wi
 --claimed), reference (with --reference).  Verdicts: PASS, INCONCLUSIVE (not enough
 data at this T), WARN, FAIL.
 
-Each run is judged in a sandbox (Linux namespaces through bubblewrap when available:
-no view of your files, the judge or the network; else process isolation — the report
-says which) and sees its matrix under a secret relabeling of the arms; the default
-suite also holds a matrix drawn from the secret environment seed.
+Each run is judged in a sandbox (Linux namespaces through bubblewrap, which comes with
+the install: not root, no view of your files, the judge or the network, memory and
+processes capped per run) and sees its matrix under a secret relabeling of the arms; the
+default suite also holds a matrix drawn from the secret environment seed.  Without a
+working sandbox verify refuses, unless --isolation process is given: then the report
+says that a hostile module can forge it.
 
 exit codes: 0 PASS; 1 WARN or FAIL; 2 usage or environment error; 3 INCONCLUSIVE (no
 WARN or FAIL, but not enough data to pass); 130 / 143 interrupted by SIGINT / SIGTERM
@@ -32,7 +34,7 @@ examples:
 from __future__ import annotations
 
 import argparse
-import signal
+import os
 import sys
 
 from ..theory.errors import DuelboundError
@@ -92,8 +94,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-relabel", action="store_true",
                         help="show the arms in the matrix's own order (debugging only; the "
                              "report says so)")
+    parser.add_argument("--isolation", choices=("sandbox", "process"), default="sandbox",
+                        help="sandbox (default; refused when none works) or process: no "
+                             "sandbox, for trusted code only (a hostile module can forge "
+                             "the report, and the report says so)")
     parser.add_argument("--json", metavar="FILE",
-                        help="also write the JSON report ('-': stdout), atomically")
+                        help="also write the JSON report ('-': stdout), atomically; an "
+                             "existing FILE must be a regular file (never a symlink, FIFO "
+                             "or device)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -104,24 +112,74 @@ def _matrices(specs: list[str]):
     return [datasets.load(s) if s in datasets.names() else read_matrix(s) for s in specs]
 
 
-def _interrupt(signum, frame):
-    from ..checks.verify.harness import Interrupted
+def check_report_path(path: str | None) -> None:
+    """Refuse a ``--json`` path that is empty, or that exists and is not a regular file
+    (a symlink — ``/dev/stdout`` is one —, a FIFO, a device, a socket, a folder): the
+    report replaces a regular file atomically and nothing else, ever.
 
-    raise Interrupted(signum)
+    Raises
+    ------
+    DuelboundError
+        One line naming the path and what it is.
+    """
+    import stat
+
+    if path is None or path == "-":
+        return
+    if not path.strip():
+        raise DuelboundError("--json needs a file name ('-' for stdout)")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise DuelboundError(f"--json {path}: {exc.strerror}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = ("a symlink" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode)
+                else "a FIFO, device or socket")
+        raise DuelboundError(f"--json {path}: is {what}, not a regular file: refused "
+                             "(use --json - for stdout)")
+    check_output_path(path, option="--json")
+
+
+def _write_report(data: dict, path: str) -> None:
+    check_report_path(path)   # again: the path may have changed during the runs
+    write_json(data, path)   # a temporary file beside it, then a rename
+
+
+def _needs_sandbox(args: argparse.Namespace) -> bool:
+    """User code is judged (a bundled algorithm runs compiled in the judge)."""
+    return args.exec_command is not None or ":" in (args.algorithm or "")
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..checks.verify.interrupts import INTERRUPTS
+
+    # SIGINT and SIGTERM noted from the start to the last byte of the report, in every
+    # phase: the runs stop, nothing more is judged, the partial report is still printed
+    # and written, and the command exits 130 / 143 (checks/verify/interrupts.py)
+    with INTERRUPTS.installed():
+        code = _run(args)
+        if INTERRUPTS.signum is not None and code not in (130, 143):
+            print(f"duelbound verify: interrupted by {INTERRUPTS.name} while writing the "
+                  "report (the report is complete)", file=sys.stderr)
+            return 128 + INTERRUPTS.signum
+        return code
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
     from ..checks.verify.judge import harden
+    from ..checks.verify.runs import Progress
+    from ..checks.verify.sandbox import isolation
     from ..theory import datasets
 
-    # SIGTERM as Ctrl-C from the start (a probe may be under way): the runs stop and the
-    # partial report is still made; before the runs, the command stops with 143
-    signal.signal(signal.SIGTERM, _interrupt)
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
-    check_output_path(args.json, option="--json")   # before any run, not after
+    check_report_path(args.json)   # before any run, not after
     if (args.algorithm is None) == (args.exec_command is None):
         raise DuelboundError("give MODULE:FACTORY (or a bundled name) or --exec COMMAND")
+    if _needs_sandbox(args):
+        isolation(args.isolation)   # no working sandbox: one line, before any work
     spec = load_factory(args.algorithm) if args.exec_command is None else None  # never imported
     if args.only:
         mats = _matrices(args.only)
@@ -138,14 +196,17 @@ def run(args: argparse.Namespace) -> int:
                     generated=args.generated if args.generated is not None else
                     (0 if args.only else 1),
                     startup_timeout=args.startup_timeout, relabel=not args.no_relabel,
-                    command=args.exec_command)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    command=args.exec_command, isolation=args.isolation)
+    Progress.phase("report")
     if args.json == "-":
         write_json(report.to_dict())
     else:
-        print(report.table())
-        if args.json:
-            write_json(report.to_dict(), args.json)
+        if args.json:   # first: a reader that closes stdout early (| head) loses no file
+            _write_report(report.to_dict(), args.json)
+        try:
+            print(report.table(), flush=True)
+        except BrokenPipeError:   # the verdict's exit code all the same, not 0
+            sys.stdout = open(os.devnull, "w")   # noqa: SIM115 — nothing more to print
     if report.interrupted:
         print(f"duelbound verify: interrupted by {report.interrupted}: partial report",
               file=sys.stderr)
