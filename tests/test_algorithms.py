@@ -285,7 +285,7 @@ def test_cw_membership_value_equals_the_oracle(K, mseed, xseed, scale):
     x = np.triu(x, 1) + np.triu(x, 1).T
     L = losses_core(M.values)
     fc = rng.integers(-2, K, K).astype(np.int64)  # any remembered arm: only the order changes
-    bufs = np.empty(K), np.empty(K + 1), np.empty(K + 1)
+    bufs = np.empty(K), np.empty(K + 1), np.empty(K + 1), np.empty((K + 1, 2))
     for i1 in np.flatnonzero(L == L.min()):
         want = cw_oracle_core(M.values, int(i1), x).min()
         for thr in (1.0 - 1e-9, -np.inf):

@@ -288,6 +288,7 @@ def test_ctrl_c_keeps_finished_algorithms_and_exits_130(tmp_path, processes):
     from duelbound.theory import generators
 
     pytest.importorskip("highspy")
+    run_single(datasets.load("cyclic"), "cw-rmed", 50, 0)  # compiled: the child loads it
     mat = tmp_path / f"k30-{processes}.txt"
     np.savetxt(mat, generators.random_matrix(30, seed=0).values)
     out, png = tmp_path / "r.json", tmp_path / "r.png"
@@ -313,7 +314,8 @@ def test_ctrl_c_keeps_finished_algorithms_and_exits_130(tmp_path, processes):
     assert [r["algorithm"] for r in data["results"]] == ["uniform"]
     assert data["interrupted"]["algorithm"] == "cw-rmed"
     assert data["interrupted"]["runs_finished"] < 2
-    assert 0 < data["interrupted"]["duels_done"] < data["interrupted"]["duels"]
+    # 0 duels if the signal came while CW-RMED was still compiling (a cold numba cache)
+    assert 0 <= data["interrupted"]["duels_done"] < data["interrupted"]["duels"]
     assert png.stat().st_size > 0
     mark = str(out).encode()
     left = []

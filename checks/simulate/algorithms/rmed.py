@@ -16,7 +16,7 @@ import numba as nb
 import numpy as np
 
 from ....solvers.ecw import sorted_threshold
-from ....solvers.oracle import insert_sorted, insert_sorted_indexed
+from ....solvers.oracle import cw_levels_into, insert_sorted, insert_sorted_indexed
 from ....solvers.parametric import (
     CStarTracker,
     cw_values_core,
@@ -182,13 +182,14 @@ def _play_tracked(env, rng, mh, dh, L, state, i, j):
 
 
 @nb.njit(cache=True)
-def _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb):
+def _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb, out):
     r"""min over (l, case) of cw_oracle_core's V[i2] (+inf if empty), with the same float sums.
 
     ``sa[:na]`` holds x_{i1 j}, j ∈ I_{i1} (µ̂_{i1 j} > ½), ascending; A = I_{i1} \ {i2} is that
-    sequence without x_{i1 i2}, B = S_{i2} \ {i1} is sorted here (``pb``).  The prefix sums
-    add the same values in the same ascending order as ``_sorted_prefix``, so every
-    left-hand side is bit-identical to cw_oracle_core's."""
+    sequence without x_{i1 i2}, B = S_{i2} \ {i1} is sorted here (``pb``, size ≥ K + 1).  The
+    prefix sums add the same values in the same ascending order as ``_sorted_prefix`` and
+    :func:`cw_levels_into` is cw_oracle_core's own level loop, so every left-hand side is
+    bit-identical to cw_oracle_core's (``out``: a work array of ≥ nl × 2)."""
     K = mh.shape[0]
     i2_in = mh[i1, i2] > 0.5
     skip = x[i1, i2] if i2_in else np.nan  # one copy of this value is left out of A
@@ -206,27 +207,19 @@ def _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb):
             insert_sorted(pb, nB, x[i2, j])
             nB += 1
     acc = 0.0
-    for k in range(nB):  # pb[k] becomes the prefix sum of the k+1 smallest (ascending)
+    for k in range(nB, 0, -1):  # shift up: pb[0] = 0, pb[k] = sum of the k smallest
+        pb[k] = pb[k - 1]
+    pb[0] = 0.0
+    for k in range(1, nB + 1):
         acc += pb[k]
         pb[k] = acc
-    best = np.inf
-    l1 = L[i1]
-    for li in range(nl):
-        l = l0 + li
-        m = l + 1 - l1
-        if m < 0:
-            continue
-        s = max(0, L[i2] - l)
-        if m <= nA and s <= nB:
-            best = min(best, pa[m] + (pb[s - 1] if s > 0 else 0.0))
-        s2 = max(0, L[i2] - l - 1)
-        if i2_in and m >= 1 and m - 1 <= nA and s2 <= nB:
-            best = min(best, x[i1, i2] + pa[m - 1] + (pb[s2 - 1] if s2 > 0 else 0.0))
-    return best
+    out[:nl] = np.inf
+    cw_levels_into(out[:nl], pa, nA, pb, nB, x[i1, i2], i2_in, L[i2], l0, L[i1])
+    return out[:nl].min() if nl > 0 else np.inf
 
 
 @nb.njit(cache=True)
-def _cw_member_fast(mh, L, i1, x, thr, fc, sa, pa, pb):
+def _cw_member_fast(mh, L, i1, x, thr, fc, sa, pa, pb, out):
     """``cw_oracle_core(mh, i1, x).min()`` decided arm by arm: the arm i2 whose constraint
     failed for i1 last time (``fc[i1]``) is tried first — one violated constraint decides
     alone.  Returns the full minimum when i1 is a member (the value of cw_oracle_core), a
@@ -241,13 +234,13 @@ def _cw_member_fast(mh, L, i1, x, thr, fc, sa, pa, pb):
             na += 1
     f = fc[i1]
     if f >= 0 and f != i1:
-        v = _cw_piece(mh, L, l0, nl, i1, f, x, sa, na, pa, pb)
+        v = _cw_piece(mh, L, l0, nl, i1, f, x, sa, na, pa, pb, out)
         if v < thr:
             return v
     best = np.inf
     for i2 in range(K):
         if i2 != i1:
-            best = min(best, _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb))
+            best = min(best, _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb, out))
             if best < thr:
                 fc[i1] = i2
                 return best
@@ -789,6 +782,7 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True)
     fbuf = np.empty(K)
     pa = np.empty(K + 1)  # CW membership (_cw_member_fast): prefix sums of A and B
     pb = np.empty(K + 1)
+    lvl = np.empty((K + 1, 2))  # ... and the left-hand sides of one arm per level
     ibuf = np.empty(K, np.int64)
     L = np.zeros(K, np.int64)  # losses of µ̂ (all µ̂ = 1/2 at the start: none)
     # [version of N/µ̂ off the diagonal, exact ties among i > j, version of the tournament]
@@ -901,7 +895,8 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True)
                         if region_e:
                             v = _member_fast(env.N, mh, dh, L, i1, logt, 1.0 - _TOL, fc, fbuf)
                         else:
-                            v = _cw_member_fast(mh, L, i1, x, 1.0 - _TOL, fc, fbuf, pa, pb)
+                            v = _cw_member_fast(mh, L, i1, x, 1.0 - _TOL, fc, fbuf, pa, pb,
+                                                lvl)
                         if v >= 1.0 - _TOL:
                             star = i1
                             cache_version = state[0]

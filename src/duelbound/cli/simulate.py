@@ -11,13 +11,15 @@ the algorithms that had finished are kept (printed, and written to --json and --
 a one-line note says what was interrupted, and the exit status is 130.
 
 How long: CCB, SCB, D-TS, ECW-RMED, RUCB and RMED1 play 10⁵–10⁶ duels/s at K ≤ 30
-(docs/simulator.md, "Speed"); CW-RMED solves an LP in its loop and is slower (at K = 30,
-T = 2·10⁴ about 10 s per run; at K = 100 each LP solve takes seconds).
+(docs/simulator.md, "Speed"); CW-RMED solves an LP in its loop and is slower: at K = 30
+about 15 s per run of T = 2·10⁴ and 40 s per run of T = 10⁶, at K = 100 about 5 min per
+run of T = 10⁵.
 
 examples:
   duelbound simulate --example cyclic --algorithms ecw-rmed,d-ts --T 1e5 --runs 4
   duelbound simulate matrix.txt --algorithms all --T 1e6 --runs 20 --seed 0 --plot r.png
-      (K = 5: a few minutes, most of it CW-RMED)
+      (K = 30: CW-RMED alone ~40 s per run, ~7 min for 20 runs on 2 cores; Ctrl-C keeps
+      the algorithms that finished)
   duelbound simulate --example cyclic --T 1e5 --plot r.png --log-y --json r.json --quiet
 """
 
@@ -97,14 +99,13 @@ def run(args: argparse.Namespace) -> int:
             break
         res.bounds = bounds
         results.append(res)
-        fin = res.final_regret["komiyama"]
         if text:
-            std = fin.std(ddof=1) if fin.size > 1 else 0.0
-            top = res.most_played()
-            played = f"{top['name']} ({top['share']:.0%})"
-            print(f"{res.label_with_params:<{width}} {fin.mean():>12.2f} {std:>10.2f} "
-                  f"{fin.mean() / logT:>11.3f} {played:<20} {res.duels_per_second:>10.3g}",
-                  flush=True)
+            _print_row(res, width, logT)
+    return _write(M, results, stopped, args, plot_results)
+
+
+def _write(M, results: list, stopped, args: argparse.Namespace, plot_results) -> int:
+    """--json first, then --plot (or, after Ctrl-C, :func:`_interrupted`); the exit status."""
     if args.json:
         doc = {"matrix": M.to_dict(), "results": [r.to_dict() for r in results]}
         if stopped is not None:
@@ -120,6 +121,16 @@ def run(args: argparse.Namespace) -> int:
                     else "the results are printed above")
             raise DuelboundError(f"{exc}; {kept}") from None
     return 0
+
+
+def _print_row(res, width: int, logT: float) -> None:
+    """One algorithm's line of the table, as soon as it has finished."""
+    fin = res.final_regret["komiyama"]
+    std = fin.std(ddof=1) if fin.size > 1 else 0.0
+    top = res.most_played()
+    played = f"{top['name']} ({top['share']:.0%})"
+    print(f"{res.label_with_params:<{width}} {fin.mean():>12.2f} {std:>10.2f} "
+          f"{fin.mean() / logT:>11.3f} {played:<20} {res.duels_per_second:>10.3g}", flush=True)
 
 
 def _interrupted(stopped, results: list, args: argparse.Namespace, plot_results) -> int:
