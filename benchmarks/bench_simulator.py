@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -93,7 +94,10 @@ def load_previous(rev: str) -> dict:
         # the environment (duel, regret accounting) is the current one: only algorithms differ
         env = "duelbound.checks.simulate.environment"
         text = text.replace("from .environment import", f"from {env} import")
+        text = text.replace("from ..environment import", f"from {env} import")
         text = text.replace("from duelbound.checks.simulate.algorithms.", "from duelbound_prev.")
+        # relative imports of the package's other layers (issue 30 on) become absolute
+        text = re.sub(r"from \.\.\.\.(\w)", r"from duelbound.\1", text)
         target = pkg / name
         if not target.exists() or target.read_text() != text:
             target.write_text(text)
