@@ -4,6 +4,7 @@ Run:  python benchmarks/bench_simulator.py [--K 4,16,64,200] [--T 1e6] [--T-at 2
           [--algorithms a,b,...] [--previous HEAD] [--duelpy]
       python benchmarks/bench_simulator.py --readings scb [--T 2e4] [--runs 20]
       python benchmarks/bench_simulator.py --readings ecw [--T 1e5] [--runs 20]
+      python benchmarks/bench_simulator.py --versus ecw-rmed,cw-rmed --K 5,30,100 --T 2e4
 
 Matrices: K = 4 the bundled ``cyclic`` example, K = 5 the bundled ``mslr5`` dataset,
 other K ``generators.random_matrix(K, seed=0)``. Ours: one process, compiled code
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -92,7 +94,10 @@ def load_previous(rev: str) -> dict:
         # the environment (duel, regret accounting) is the current one: only algorithms differ
         env = "duelbound.checks.simulate.environment"
         text = text.replace("from .environment import", f"from {env} import")
+        text = text.replace("from ..environment import", f"from {env} import")
         text = text.replace("from duelbound.checks.simulate.algorithms.", "from duelbound_prev.")
+        # relative imports of the package's other layers (issue 30 on) become absolute
+        text = re.sub(r"from \.\.\.\.(\w)", r"from duelbound.\1", text)
         target = pkg / name
         if not target.exists() or target.read_text() != text:
             target.write_text(text)
@@ -217,6 +222,25 @@ def speed(args) -> None:
             print("| " + " | ".join(cells) + " |", flush=True)
 
 
+def versus(args) -> None:
+    """Two algorithms side by side (alternated in one process, best of ``--repeats``):
+    duels/s of each and the ratio of their times at the same K and T."""
+    T_at = dict((int(k), _horizon(v)) for k, v in (x.split(":") for x in args.T_at if x))
+    a, b = (get.strip() for get in args.versus.split(","))
+    print(f"| K | T | {a} duels/s | {b} duels/s | time {b} / time {a} |")
+    print("|---|---|---|---|---|")
+    for K in (int(k) for k in args.K.split(",")):
+        M = matrix(K)
+        T = T_at.get(K, args.T)
+        for name in (a, b):  # compile (and build the first LP model) outside the timing
+            _run_spec(ALGORITHMS[name], M, min(T, 200), 0)
+        ta = tb = np.inf
+        for _ in range(args.repeats):
+            ta = min(ta, _run_spec(ALGORITHMS[a], M, T, 1))
+            tb = min(tb, _run_spec(ALGORITHMS[b], M, T, 1))
+        print(f"| {K} | {T:.0e} | {T / ta:.3g} | {T / tb:.3g} | {tb / ta:.1f} |", flush=True)
+
+
 # -- readings --------------------------------------------------------------------------------
 def _regret_from_counts(M, N: np.ndarray) -> float:
     """R(T) (komiyama) from symmetric counts N (N_ij = duels of i and j, N_ii self-duels)."""
@@ -293,12 +317,16 @@ def main() -> None:
     ap.add_argument("--duelpy", action="store_true", help="add duelpy 1.0.0 columns")
     ap.add_argument("--T-duelpy", type=_horizon, default=20_000)
     ap.add_argument("--readings", choices=["scb", "ecw"])
+    ap.add_argument("--versus", metavar="A,B",
+                    help="time two algorithms side by side at each --K (e.g. ecw-rmed,cw-rmed)")
     ap.add_argument("--runs", type=int, default=20)
     args = ap.parse_args()
     if args.readings == "scb":
         readings_scb(args)
     elif args.readings == "ecw":
         readings_ecw(args)
+    elif args.versus:
+        versus(args)
     else:
         speed(args)
 

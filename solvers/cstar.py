@@ -192,21 +192,38 @@ def _solve_compact(mu, i1, px, backend):
                        "nonzeros": int(data.indices.size), "simplex_iterations": sol.iterations}
 
 
-def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL):
+#: Seconds before row generation shows its round counter (``progress``).
+ROWGEN_PROGRESS_AFTER = 10.0
+
+
+def _solve_rowgen(mu, i1, px, backend, tol=ROWGEN_TOL, progress=False):
+    """Row generation with the sorting oracle; ``progress``: after
+    :data:`ROWGEN_PROGRESS_AFTER` s a counter of rounds and rows on stderr (tqdm, terminal
+    only) — the number of rounds is not known in advance (K = 100: minutes)."""
+    from tqdm import tqdm
+
     K = mu.shape[0]
     keys, rows = violated_rows(mu, i1, px, np.zeros((K, K)), tol)
     model = PulpLP(rows_lp(px, list(zip(keys, rows))), backend)
     generated = len(rows)
-    for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
-        sol = model.solve()
-        x_full = px.symmetric(sol.v[:px.pairs.shape[0]])
-        keys, rows = violated_rows(mu, i1, px, x_full, tol)
-        if not rows:
-            break
-        model.add_rows(keys, rows)
-        generated += len(rows)
-    else:
-        raise SolverError(f"row generation did not converge in {ROWGEN_MAX_ROUNDS} rounds")
+    bar = tqdm(desc=f"C*_{i1} row generation (K = {K})", unit="round", leave=False,
+               delay=ROWGEN_PROGRESS_AFTER, disable=None if progress else True)
+    try:
+        for rounds in range(1, ROWGEN_MAX_ROUNDS + 1):  # noqa: B007
+            sol = model.solve()
+            x_full = px.symmetric(sol.v[:px.pairs.shape[0]])
+            keys, rows = violated_rows(mu, i1, px, x_full, tol)
+            bar.set_postfix_str(f"{model.data.n_rows} rows, {len(rows)} violated",
+                                refresh=False)
+            bar.update()
+            if not rows:
+                break
+            model.add_rows(keys, rows)
+            generated += len(rows)
+        else:
+            raise SolverError(f"row generation did not converge in {ROWGEN_MAX_ROUNDS} rounds")
+    finally:
+        bar.close()
     return model.data, sol, {"rounds": rounds, "lp_solves": model.n_solves,
                              "rows": model.data.n_rows, "rows_generated": generated,
                              "columns": model.data.n_cols}
@@ -359,11 +376,13 @@ def _solve_threshold(mu, i1, px, d, r):
 
 
 def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
-                 backend: str | None = None, *, need_basis: bool = True) -> WinnerSolve:
+                 backend: str | None = None, *, need_basis: bool = True,
+                 progress: bool = False) -> WinnerSolve:
     """Solve the LP of C*_{i1} for one Copeland winner (no certificate).
 
     ``need_basis=False`` (no certificate wanted) lets ``method="auto"`` skip the LP
-    when there are several Copeland winners (:func:`_solve_threshold`).
+    when there are several Copeland winners (:func:`_solve_threshold`).  ``progress``:
+    row generation shows its rounds on stderr once it has run 10 s.
     """
     auto = method == "auto"
     method = AUTO_METHOD if auto else method
@@ -378,7 +397,8 @@ def solve_winner(M: PreferenceMatrix, i1: int, method: str = "auto",
     if auto and not need_basis and len(st.copeland_winners(M)) >= 2:
         out = _solve_threshold(mu, i1, px, d, r)
         method = "threshold" if out is not None else method
-    data, sol, stats = out if out is not None else _SOLVERS[method](mu, i1, px, backend)
+    kw = {"progress": progress} if method == "rowgen" else {}
+    data, sol, stats = out if out is not None else _SOLVERS[method](mu, i1, px, backend, **kw)
     # clip solver noise into the box; the certificate works on exact rationals anyway
     x = np.clip(sol.v[:px.pairs.shape[0]], 0.0, 1.0)
     stats.update(method=method, backend=sol.backend, wall_time=time.perf_counter() - t0,
@@ -484,7 +504,8 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     solves = {}
     for i1 in tqdm(winners, desc=f"C* (K = {K})", unit="winner", leave=False,
                    disable=None if progress else True):
-        solves[i1] = solve_winner(M, i1, method, backend, need_basis=certify or symbolic)
+        solves[i1] = solve_winner(M, i1, method, backend, need_basis=certify or symbolic,
+                                  progress=progress)
     per = {i1: float(s.px.cost @ s.x) for i1, s in solves.items()}
     internal: dict = {}
     reason = (f"K = {K} > {CERTIFY_MAX_K}, the default limit; pass certify=True (--certify)"

@@ -144,19 +144,30 @@ def cw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> np.ndarray:
                      dtype=np.int64)
         preA, _ = _sorted_prefix(x[i1], A)
         preB, _ = _sorted_prefix(x[i2], B)
-        i2_in = mu[i1, i2] > 0.5
-        for li in range(nl):
-            l = l0 + li
-            m = l + 1 - l1
-            if m < 0:
-                continue
-            s = max(0, L[i2] - l)
-            if m <= A.size and s <= B.size:
-                V[i2, li, 0] = preA[m] + preB[s]
-            s2 = max(0, L[i2] - l - 1)
-            if i2_in and m >= 1 and m - 1 <= A.size and s2 <= B.size:
-                V[i2, li, 1] = x[i1, i2] + preA[m - 1] + preB[s2]
+        cw_levels_into(V[i2], preA, A.size, preB, B.size, x[i1, i2], mu[i1, i2] > 0.5,
+                       L[i2], l0, l1)
     return V
+
+
+@numba.njit(cache=True)
+def cw_levels_into(out: np.ndarray, preA: np.ndarray, nA: int, preB: np.ndarray, nB: int,
+                   x12: float, i2_in: bool, L2: int, l0: int, l1: int) -> None:
+    """The left-hand sides of i2's constraints of R_{i1} into ``out[li, case]`` (l = l0 + li):
+    case 0 = preA[m] + preB[s], case 1 = x_{i1 i2} + preA[m − 1] + preB[s − 1], with
+    m = l + 1 − L1 and s = max(0, L_{i2} − l) (docs/math.md §5); ``preA``/``preB`` are the
+    prefix sums (preX[0] = 0) of the ascending x_{i1 j}, j ∈ A and x_{i2 j}, j ∈ B.
+    Entries without a constraint are left as they are."""
+    for li in range(out.shape[0]):
+        l = l0 + li
+        m = l + 1 - l1
+        if m < 0:
+            continue
+        s = max(0, L2 - l)
+        if m <= nA and s <= nB:
+            out[li, 0] = preA[m] + preB[s]
+        s2 = max(0, L2 - l - 1)
+        if i2_in and m >= 1 and m - 1 <= nA and s2 <= nB:
+            out[li, 1] = x12 + preA[m - 1] + preB[s2]
 
 @numba.njit(cache=True)
 def ecw_oracle_core(mu: np.ndarray, i1: int, x: np.ndarray) -> float:

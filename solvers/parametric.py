@@ -53,7 +53,7 @@ from .formulations import LPData, pair_index
 from .lp import LPSolution, available_backend
 from .oracle import kl_half_core, losses_core, regret_core
 
-__all__ = ["CStarTracker", "TrackerSolution", "basis_checks", "pair_costs_core",
+__all__ = ["CStarTracker", "TrackerSolution", "BasisTest", "basis_checks", "pair_costs_core",
            "basis_still_optimal", "cw_values_core", "BASIS_TOL"]
 
 #: Relative tolerance of the compiled basis test: G c ≥ −BASIS_TOL · max(1, max c).
@@ -174,6 +174,87 @@ def basis_checks(data: LPData, sol: LPSolution, slots: np.ndarray, n_slots: int,
     return np.ascontiguousarray(G[np.any(G != 0.0, axis=1)])
 
 
+class BasisTest:
+    """"The basis of ``sol`` is optimal at costs c" without the rows G of :func:`basis_checks`.
+
+    :func:`basis_checks` writes the duals and reduced costs of a basis as rows G (one
+    column per pair): at K = 100 that is ~10⁴ × 10⁴ floats and 26 s of sparse solves per
+    basis.  Here the basis matrix S (tight rows × basic columns) is factorised once and
+    the same quantities are evaluated at the costs asked for: y = S^{-T} c_B and
+    z_j = c_j − a_j^T y for the nonbasic columns, i.e. the vector G c, in one sparse
+    solve and one sparse product.  :meth:`optimal` applies the test of
+    :func:`basis_still_optimal` to it (same rows, same tolerance; the values agree with
+    G c to rounding).  ``valid`` is False when there is no basis or it is singular
+    (then :meth:`optimal` always says no, and the caller re-solves).
+
+    Parameters
+    ----------
+    data, sol, slots, zero_slots
+        As in :func:`basis_checks`.
+    """
+
+    def __init__(self, data: LPData, sol: LPSolution, slots: np.ndarray,
+                 zero_slots: np.ndarray | None = None):
+        self.valid = False
+        self.slots = np.asarray(slots, dtype=np.int64)
+        self.priced = np.ones(self.slots.size, dtype=bool)  # pair columns with a cost
+        if zero_slots is not None and len(zero_slots):
+            self.priced = ~np.isin(self.slots, zero_slots)
+        if sol.col_status is None or sol.row_status is None:
+            return
+        A = sp.csr_matrix((data.data, data.indices, data.indptr),
+                          shape=(data.n_rows, data.n_cols))
+        basic = sol.col_status == _BASIC
+        tight = sol.row_status != _BASIC
+        if int(basic.sum()) != int(tight.sum()):
+            return
+        At = A[np.flatnonzero(tight)].tocsc()
+        self.b_idx = np.flatnonzero(basic)
+        self.nb_idx = np.flatnonzero(~basic & (data.lb < data.ub))
+        self.sign = np.where(sol.col_status[self.nb_idx] == _UPPER, -1.0, 1.0)
+        self.An_T = At[:, self.nb_idx].T.tocsr()
+        self.lu = None
+        if self.b_idx.size:
+            S = At[:, self.b_idx]
+            try:
+                self.lu = splu(S.T.tocsc())
+            except RuntimeError:  # exactly singular
+                return
+            # the accuracy check of basis_checks, on a random right-hand side
+            e = np.random.default_rng(0).standard_normal(self.b_idx.size)
+            y = self.lu.solve(e)
+            if not np.all(np.isfinite(y)) or np.abs(S.T @ y - e).max() > 1e-9 * max(
+                    1.0, float(np.abs(y).max())):
+                return
+        self.valid = True
+
+    def _column_costs(self, c: np.ndarray) -> np.ndarray:
+        """Costs of the LP's pair columns from the K·K cost vector (zero slots dropped)."""
+        return np.where(self.priced, c[self.slots], 0.0)
+
+    def values(self, c: np.ndarray) -> np.ndarray:
+        """[y; sign·z] at costs ``c`` (K·K vector): the vector G c of :func:`basis_checks`."""
+        cp = self._column_costs(np.asarray(c, dtype=np.float64))
+        P = cp.size
+        cb = np.zeros(self.b_idx.size)
+        mask = self.b_idx < P
+        cb[mask] = cp[self.b_idx[mask]]
+        y = self.lu.solve(cb) if self.lu is not None else cb
+        cn = np.zeros(self.nb_idx.size)
+        mask = self.nb_idx < P
+        cn[mask] = cp[self.nb_idx[mask]]
+        z = (cn - self.An_T @ y) * self.sign
+        return np.concatenate([y, z])
+
+    def optimal(self, c: np.ndarray) -> bool:
+        """True iff every entry of G c is ≥ −BASIS_TOL·max(1, max c) (the basis stays optimal)."""
+        if not self.valid:
+            return False
+        tol = BASIS_TOL * max(1.0, float(np.max(c)))
+        v = self.values(c)
+        return bool(np.all(v >= -tol))
+
+
 # ------------------------------------------------------------------ tracker --------------
 
 
@@ -189,15 +270,17 @@ class TrackerSolution:
         q̂ (K×K) of the first minimising winner.
     evidence : numpy.ndarray
         X[i1, a·K + b] = x̂_ab of winner i1's optimal vertex (a < b).
-    checks : numpy.ndarray
+    checks : numpy.ndarray or None
         Rows G of every winner's basis (:func:`basis_checks`): the same vertices stay
-        optimal for a matrix with the same tournament while G c ≥ 0.
+        optimal for a matrix with the same tournament while G c ≥ 0.  None when the
+        solve was asked not to form them (``checks=False``; :meth:`CStarTracker.still_optimal`
+        runs the same test without them).
     """
 
     values: np.ndarray
     allocation: np.ndarray
     evidence: np.ndarray
-    checks: np.ndarray
+    checks: np.ndarray | None
 
 
 class CStarTracker:
@@ -226,11 +309,21 @@ class CStarTracker:
         self._models: OrderedDict[bytes, dict] = OrderedDict()
         self.lp_solves = 0
         self.models_built = 0
+        self._tests: list[BasisTest] = []
 
-    def solve(self, mu: np.ndarray, d: np.ndarray | None = None) -> TrackerSolution:
+    def still_optimal(self, c: np.ndarray) -> bool:
+        """Whether every winner's basis of the last :meth:`solve` is optimal at pair costs
+        ``c`` (K·K vector, :func:`pair_costs_core`; same tournament): then the vertices
+        ``evidence`` of that solve are optimal at c (:class:`BasisTest`)."""
+        return bool(self._tests) and all(t.optimal(c) for t in self._tests)
+
+    def solve(self, mu: np.ndarray, d: np.ndarray | None = None, *,
+              checks: bool = True) -> TrackerSolution:
         """Solve C*_{i1}(µ) for every Copeland winner of µ (no ties allowed).
 
-        ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.
+        ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.  ``checks``:
+        also form the rows G of :func:`basis_checks` (large: ~K² × K² floats); without
+        them :meth:`still_optimal` answers the same question.
         """
 
         K = self.K
@@ -260,7 +353,8 @@ class CStarTracker:
         pair_costs_core(L, d, c)
         zero = np.flatnonzero(c == 0.0)
         X = np.zeros((K, K * K))
-        checks = []
+        rows = []
+        self._tests = []
         for i1 in np.flatnonzero(L == L.min()):
             px = pair_index(mu, d, r, int(i1))
             fm = models.get(int(i1))
@@ -274,7 +368,9 @@ class CStarTracker:
             self.lp_solves += 1
             slots = px.pairs[:, 0] * K + px.pairs[:, 1]
             X[i1, slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
-            checks.append(basis_checks(fm.model.data, sol, slots, K * K, zero))
+            self._tests.append(BasisTest(fm.model.data, sol, slots, zero))
+            if checks:
+                rows.append(basis_checks(fm.model.data, sol, slots, K * K, zero))
         values, q = np.empty(K), np.zeros((K, K))
         cw_values_core(c, X, L, d, values, q)
-        return TrackerSolution(values, q, X, np.vstack(checks))
+        return TrackerSolution(values, q, X, np.vstack(rows) if checks else None)

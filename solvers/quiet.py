@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import sys
 import threading
@@ -35,12 +36,20 @@ _depth = 0
 _saved_fd: int | None = None
 
 
+@functools.lru_cache(maxsize=1)
+def _libc() -> ctypes.CDLL | None:
+    # looked up once: find_library runs ldconfig in a subprocess (3 ms, per solve before)
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None)
+    except OSError:
+        return None
+
+
 def _flush_c_stdio() -> None:
     # A library that writes through C stdio buffers the bytes when fd 1 is a pipe; flush
     # them while fd 1 still points at the sink, or they would reach the real stdout later.
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None)
-        libc.fflush(None)
+        _libc().fflush(None)
     except (OSError, AttributeError):  # no C library to flush (exotic platforms)
         pass
 

@@ -228,3 +228,68 @@ def test_ecw_literal_membership_concentrates_on_winners():
     win[st.copeland_winners(M)] = True
     tail = rec.pairs[10_000:]
     assert np.mean(~(win[tail[:, 0]] & win[tail[:, 1]])) < 0.1
+
+
+# -- CW-RMED: the lazy LP path gives the duels of solving the LP on every round -----------------
+
+def _cw_duels(M, T: int, seed: int, lazy: bool, monkeypatch) -> tuple[np.ndarray, int]:
+    """(logged pairs and outcomes, LP re-solves) of one CW-RMED run with ``lazy`` re-solves."""
+    from duelbound.checks.simulate.algorithms import rmed
+    from duelbound.checks.simulate.environment import make_env, make_rng
+
+    solves = [0]
+    real = rmed._cw_resolve_py
+
+    def counted(*args):
+        solves[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(rmed, "_cw_resolve_py", counted)
+    env = make_env(M, T, None, True)
+    ecw, tid = rmed.CW_SPEC.prepare(M, env)
+    rmed.run_cw_rmed(env, make_rng(seed), ecw, tid, 3.0, 0.01, "RE", lazy)
+    assert env.clock[0] == T
+    return np.column_stack([env.pairs, env.outcomes]), solves[0]
+
+
+@pytest.mark.parametrize("name, seeds", [("cyclic", (0, 1, 2)), ("mslr5", (0, 1)),
+                                         ("random6", (0, 1))])
+def test_cw_rmed_lazy_lp_equals_solving_every_round(name, seeds, monkeypatch):
+    """The reference mode (lazy=False) solves the allocation LP on every round that needs
+    one; the default re-solves only when the tournament changed or the last bases fail
+    the exact optimality test.  Every duel and outcome of the run must be the same, and
+    the lazy run must have skipped LP solves (else the comparison shows nothing)."""
+    pytest.importorskip("highspy")
+    M = generators.random_matrix(6, seed=6) if name == "random6" else datasets.load(name)
+    for seed in seeds:
+        lazy, n_lazy = _cw_duels(M, 2000, seed, True, monkeypatch)
+        every, n_every = _cw_duels(M, 2000, seed, False, monkeypatch)
+        assert np.array_equal(lazy, every), (name, seed)
+        assert n_lazy < n_every, (name, seed, n_lazy, n_every)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.integers(3, 9), hst.integers(0, 2**31 - 1), hst.integers(0, 2**31 - 1),
+       hst.sampled_from([0.3, 1.0, 3.0]))
+def test_cw_membership_value_equals_the_oracle(K, mseed, xseed, scale):
+    """_cw_member_fast (no allocation, the last failing arm first) against the oracle
+    cw_oracle_core: the same minimum when i1 is a member, a value below the threshold
+    exactly when the oracle's minimum is below it (the simulator's membership test)."""
+    from duelbound.checks.simulate.algorithms.rmed import _cw_member_fast
+    from duelbound.solvers.oracle import cw_oracle_core, losses_core
+
+    M = generators.random_matrix(K, seed=mseed)
+    rng = np.random.default_rng(xseed)
+    x = np.minimum(rng.exponential(scale / K, (K, K)), 1.0)
+    x[rng.random((K, K)) < 0.1] = 1.0  # clipped entries: ties among the values
+    x = np.triu(x, 1) + np.triu(x, 1).T
+    L = losses_core(M.values)
+    fc = rng.integers(-2, K, K).astype(np.int64)  # any remembered arm: only the order changes
+    bufs = np.empty(K), np.empty(K + 1), np.empty(K + 1), np.empty((K + 1, 2))
+    for i1 in np.flatnonzero(L == L.min()):
+        want = cw_oracle_core(M.values, int(i1), x).min()
+        for thr in (1.0 - 1e-9, -np.inf):
+            got = _cw_member_fast(M.values, L, int(i1), x, thr, fc, *bufs)
+            assert (got < thr) == (want < thr)
+            if not want < thr:
+                assert got == want

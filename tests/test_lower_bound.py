@@ -243,3 +243,26 @@ def test_bounds_output_names_arms(capsys, tmp_path):
     assert lb["winners"] == [0] and lb["winner_names"] == ["ann"]
     assert {tuple(p["names"]) for p in lb["allocation_pairs"]} >= {("ann", "bob")}
     assert lb["tight"]["0"][0]["names"]["i1"] == "ann"
+
+
+def test_rowgen_shows_its_rounds_on_a_terminal_after_the_delay(monkeypatch):
+    """Row generation's round counter appears on a terminal's stderr once it has
+    run ROWGEN_PROGRESS_AFTER seconds (0 here), and never without ``progress``."""
+    import io
+    import sys
+
+    import duelbound.solvers.cstar as cstar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    M = generators.random_matrix(12, seed=3)
+    monkeypatch.setattr(cstar, "ROWGEN_PROGRESS_AFTER", 0.0)
+    for progress in (True, False):
+        err = Terminal()
+        monkeypatch.setattr(sys, "stderr", err)
+        res = lower_bound(M, method="rowgen", certify=False, progress=progress)
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+        assert ("row generation (K = 12)" in err.getvalue()) == progress
+        assert res.value == pytest.approx(lower_bound(M, certify=False).value, rel=1e-7)

@@ -126,3 +126,18 @@ def test_cw_rmed_releases_its_tracker():
     before = set(alg_rmed._TRACKERS)
     run_single(datasets.load("cyclic"), "cw-rmed", 2000, 0)
     assert set(alg_rmed._TRACKERS) == before
+
+
+@settings(max_examples=30, deadline=None)
+@given(matrices(max_k=6), hst.integers(0, 2**32 - 1), hst.sampled_from([1e-6, 1e-3, 0.05, 0.5]))
+def test_factored_basis_test_agrees_with_the_rows_g(M, seed, scale):
+    """CStarTracker.still_optimal (factorised basis, G c evaluated directly) against the
+    explicit rows G of basis_checks tested by basis_still_optimal, at perturbed costs."""
+    tracker = CStarTracker(M.K)
+    sol = tracker.solve(M.values)
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        mu = _perturb(M.values, scale, rng)
+        c = np.empty(M.K * M.K)
+        pair_costs_core(losses_core(mu), kl_half_core(mu), c)
+        assert tracker.still_optimal(c) == basis_still_optimal(sol.checks, c)

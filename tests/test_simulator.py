@@ -197,7 +197,8 @@ def test_progress_follows_quiet_progress_and_the_terminal(capsys):
     assert main(argv) == 0
     assert capsys.readouterr().err == ""
     assert main([*argv, "--progress"]) == 0
-    assert "2/2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "600/600" in err and "2/2 runs" in err  # duels of both runs, and the runs
     assert main([*argv, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -271,3 +272,58 @@ def test_check_output_path_cases(tmp_path, monkeypatch):
         target = existing if blocked == str(existing) else tmp_path / "new.json"
         with pytest.raises(DuelboundError, match=message):
             check_output_path(str(target), None, "--json")
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ctrl_c_keeps_finished_algorithms_and_exits_130(tmp_path, processes):
+    """A real SIGINT to `duelbound simulate` while CW-RMED runs (K = 30: minutes): the run
+    stops, uniform's finished results are in --json and --plot, the JSON and a one-line
+    note name what was interrupted, the exit status is 130 and no worker is left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from duelbound.theory import generators
+
+    pytest.importorskip("highspy")
+    run_single(datasets.load("cyclic"), "cw-rmed", 50, 0)  # compiled: the child loads it
+    mat = tmp_path / f"k30-{processes}.txt"
+    np.savetxt(mat, generators.random_matrix(30, seed=0).values)
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    # SIGINT's usual handler even when pytest runs as a background job (SIGINT ignored)
+    start = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "from duelbound.cli import main; raise SystemExit(main(sys.argv[1:]))")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", start, "simulate", str(mat), "--algorithms", "uniform,cw-rmed",
+         "--T", "1e6", "--runs", "2", "--processes", processes, "--json", str(out),
+         "--plot", str(png)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = ""
+    while not first.startswith("uniform"):  # uniform finished: cw-rmed starts
+        first = proc.stdout.readline()
+        assert first or proc.poll() is None, proc.stderr.read()
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    note = [line for line in stderr.splitlines() if "interrupted" in line]
+    assert len(note) == 1 and "interrupted during cw-rmed" in note[0], stderr
+    assert "finished: uniform" in note[0] and str(out) in note[0]
+    data = json.loads(out.read_text())
+    assert [r["algorithm"] for r in data["results"]] == ["uniform"]
+    assert data["interrupted"]["algorithm"] == "cw-rmed"
+    assert data["interrupted"]["runs_finished"] < 2
+    # 0 duels if the signal came while CW-RMED was still compiling (a cold numba cache)
+    assert 0 <= data["interrupted"]["duels_done"] < data["interrupted"]["duels"]
+    assert png.stat().st_size > 0
+    mark = str(out).encode()
+    left = []
+    for entry in os.scandir("/proc"):
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                if entry.name.isdigit() and mark in fh.read():
+                    left.append(entry.name)
+        except OSError:
+            pass
+    assert not left

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,8 +45,9 @@ from .records import (
 )
 
 __all__ = ["ALGORITHMS", "run_single", "simulate", "run_policy", "RunRecord",
-           "SimulationResult", "plot_results", "get_algorithm", "matrix_bounds", "warm_up",
-           "compiled_code_cached", "feedback_enabled", "progress_bar", "COMPILE_NOTICE"]
+           "SimulationResult", "SimulationInterrupted", "plot_results", "get_algorithm",
+           "matrix_bounds", "warm_up", "compiled_code_cached", "feedback_enabled",
+           "progress_bar", "COMPILE_NOTICE"]
 
 #: The line printed on stderr when numba has to compile a runner (cold cache).
 COMPILE_NOTICE = "compiling the simulator (first run only, ~1 min)"
@@ -75,8 +77,66 @@ def _as_matrix(M) -> PreferenceMatrix:
     return M if isinstance(M, PreferenceMatrix) else PreferenceMatrix(M)
 
 
+#: Seconds between two looks at a running loop's clock (progress, Ctrl-C).
+_POLL = 0.2
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`simulate`: the runs were stopped (within ~:data:`_POLL` s).
+
+    Attributes
+    ----------
+    algorithm : str
+        The algorithm that was running.
+    runs_finished, runs : int
+        Its runs that had finished (discarded: a summary needs all of them), and all.
+    duels_done, duels : int
+        Duels played by its runs so far, and runs × T.
+    """
+
+    def __init__(self, algorithm: str, runs_finished: int, runs: int, duels_done: int,
+                 duels: int):
+        super().__init__(f"{algorithm} interrupted")
+        self.algorithm, self.runs_finished, self.runs = algorithm, runs_finished, runs
+        self.duels_done, self.duels = duels_done, duels
+
+    def to_dict(self) -> dict:
+        return {"algorithm": self.algorithm, "runs_finished": self.runs_finished,
+                "runs": self.runs, "duels_done": self.duels_done, "duels": self.duels}
+
+
+def _drive(env, call: Callable[[], Any], report: Callable[[int], None] | None) -> None:
+    """Run ``call`` (a compiled loop on ``env``, which releases the GIL) in a thread while
+    this thread looks at its clock every :data:`_POLL` s, passing the duels played to
+    ``report``.  A compiled loop cannot be interrupted, but it stops at its next duel once
+    the horizon is reached: on KeyboardInterrupt the horizon is set to the current t
+    (every loop ends when ``finished(env)``) and the interrupt is re-raised at once."""
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 -- re-raised in the caller's thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="duelbound-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(_POLL)
+            if report is not None:
+                report(int(env.clock[0]))
+    except KeyboardInterrupt:
+        env.clock[2] = env.clock[0]  # finished(env) from now on: the loop returns
+        worker.join(1.0)
+        raise
+    if failure:
+        raise failure[0]
+
+
 def run_single(M, algorithm: str, T: int, seed: int, params: dict | None = None,
-               checkpoints=None, *, log_pairs: bool = False) -> RunRecord:
+               checkpoints=None, *, log_pairs: bool = False,
+               progress: Callable[[int], None] | None = None) -> RunRecord:
     """One run of ``algorithm`` on ``M`` for ``T`` duels.
 
     Parameters
@@ -94,6 +154,10 @@ def run_single(M, algorithm: str, T: int, seed: int, params: dict | None = None,
         t values at which the cumulative regret is recorded (default: ~60 log-spaced).
     log_pairs : bool
         Keep the full sequence of pairs and outcomes (debugging, small T).
+    progress : callable, optional
+        Called with the number of duels played every 0.2 s while the run lasts.  The
+        compiled loop runs in a thread either way, so Ctrl-C stops it at once
+        (KeyboardInterrupt; the run is lost).
 
     Returns
     -------
@@ -106,7 +170,7 @@ def run_single(M, algorithm: str, T: int, seed: int, params: dict | None = None,
     env = make_env(M, T, checkpoints, log_pairs)
     extra = spec.prepare(M, env) if spec.prepare is not None else ()
     start = time.perf_counter()
-    spec.runner(env, rng, *extra, *args)
+    _drive(env, lambda: spec.runner(env, rng, *extra, *args), progress)
     wall = time.perf_counter() - start
     if env.clock[0] != env.clock[2]:
         raise DuelboundError(f"internal error: {spec.name} stopped at t = {env.clock[0]} < T")
@@ -114,9 +178,26 @@ def run_single(M, algorithm: str, T: int, seed: int, params: dict | None = None,
     return record_from_env(env, spec.name, seed, used, wall, M.content_hash())
 
 
-def _worker(payload):
+_SHARED_CLOCKS = None  # a worker process's view of the parent's per-run duel counters
+
+
+def _init_worker(clocks) -> None:
+    """Worker processes leave Ctrl-C to the parent, which kills them (their loops could not
+    answer it anyway), and report their duels through ``clocks`` (shared memory)."""
+    global _SHARED_CLOCKS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _SHARED_CLOCKS = clocks
+
+
+def _worker(slot: int, payload: tuple) -> RunRecord:
     M, algorithm, T, seed, params, checkpoints = payload
-    return run_single(M, algorithm, T, seed, params, checkpoints)
+    clocks = _SHARED_CLOCKS
+
+    def report(t: int) -> None:
+        if clocks is not None:
+            clocks[slot] = t
+
+    return run_single(M, algorithm, T, seed, params, checkpoints, progress=report)
 
 
 def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
@@ -242,6 +323,47 @@ def run_seeds(seed: int, runs: int) -> list[int]:
     return [int(s >> np.uint64(1)) for s in state]
 
 
+def _show(bar, clocks, records: dict | None = None) -> None:
+    """The bar at the duels played by all runs (and, when given, the runs finished)."""
+    if records is not None:
+        bar.set_postfix_str(f"{len(records)}/{len(clocks)} runs", refresh=False)
+    done = int(sum(clocks))
+    if done > bar.n:
+        bar.update(done - bar.n)  # redrawn at tqdm's own pace (every 30 s in a log file)
+
+
+def _serial(payloads: list, clocks, records: dict, bar) -> None:
+    """The runs one after the other in this process (their loops in a thread: Ctrl-C works)."""
+    for k, p in enumerate(payloads):
+        M, algorithm, T, seed, params, checkpoints = p
+
+        def report(t: int, k: int = k) -> None:
+            clocks[k] = t
+            _show(bar, clocks)
+
+        records[k] = run_single(M, algorithm, T, seed, params, checkpoints, progress=report)
+        clocks[k] = T
+        _show(bar, clocks, records)
+
+
+def _parallel(payloads: list, clocks, records: dict, bar, procs: int) -> None:
+    """The runs in ``procs`` worker processes; on Ctrl-C (or an error) they are killed."""
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    pool = mp.get_context(method).Pool(procs, initializer=_init_worker, initargs=(clocks,))
+    try:
+        pending = {k: pool.apply_async(_worker, (k, p)) for k, p in enumerate(payloads)}
+        while pending:
+            time.sleep(_POLL)
+            for k in [k for k, job in pending.items() if job.ready()]:
+                records[k] = pending.pop(k).get()
+                clocks[k] = payloads[k][2]
+            _show(bar, clocks, records)
+        pool.close()
+    finally:
+        pool.terminate()  # kills the workers; a no-op after a clean close
+        pool.join()
+
+
 def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | None = None,
              checkpoints=None, *, processes: int | None = None, progress: bool | None = None,
              bounds: bool = False) -> SimulationResult:
@@ -255,10 +377,17 @@ def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | Non
     processes : int, optional
         Worker processes (default: min(runs, CPU count)); 1 runs in this process.
     progress : bool, optional
-        tqdm bar over runs on stderr, and the one-line :data:`COMPILE_NOTICE` when numba
-        has to compile; default on only when stderr is a terminal.
+        tqdm bar over the duels of all runs (with its time estimate) on stderr, and the
+        one-line :data:`COMPILE_NOTICE` when numba has to compile; default on only when
+        stderr is a terminal.
     bounds : bool
         Also compute C* and C^E* (for the plot) with :mod:`duelbound.solvers`.
+
+    Raises
+    ------
+    SimulationInterrupted
+        On Ctrl-C (a KeyboardInterrupt): the runs are stopped within ~0.2 s (worker
+        processes killed), and the exception says how far they had got.
     """
     M = _as_matrix(M)
     spec = get_algorithm(algorithm)
@@ -269,23 +398,22 @@ def simulate(M, algorithm: str, T: int, runs: int, seed: int, params: dict | Non
     procs = min(int(runs), os.cpu_count() or 1) if processes is None else int(processes)
     progress = feedback_enabled(progress)
     start = time.perf_counter()
-    # Compile (or load from cache) in the parent first: forked workers inherit it.
-    warm_up(M, spec.name, params, notice=progress)
-    bar = progress_bar(len(seeds), algorithm_label(spec.name, spec.defaults | (params or {})),
-                       progress)
-    records: dict[int, RunRecord] = {}
+    label = algorithm_label(spec.name, spec.defaults | (params or {}))
     payloads = [(M, spec.name, T, s, params, checkpoints) for s in seeds]
-    if procs <= 1 or len(seeds) == 1:
-        for k, p in enumerate(payloads):
-            records[k] = _worker(p)
-            bar.update()
-    else:
-        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(procs, mp_context=mp.get_context(method)) as pool:
-            futures = {pool.submit(_worker, p): k for k, p in enumerate(payloads)}
-            for fut in as_completed(futures):
-                records[futures[fut]] = fut.result()
-                bar.update()
+    clocks = mp.Array("q", len(seeds), lock=False)  # duels played per run
+    records: dict[int, RunRecord] = {}
+    bar = progress_bar(len(seeds) * int(T), label, progress, unit="duel")
+    try:
+        # Compile (or load from cache) in the parent first: forked workers inherit it.
+        warm_up(M, spec.name, params, notice=progress)
+        if procs <= 1 or len(seeds) == 1:
+            _serial(payloads, clocks, records, bar)
+        else:
+            _parallel(payloads, clocks, records, bar, procs)
+    except KeyboardInterrupt:
+        bar.close()
+        raise SimulationInterrupted(spec.name, len(records), len(seeds), int(sum(clocks)),
+                                    len(seeds) * int(T)) from None
     bar.close()
     wall = time.perf_counter() - start
     return SimulationResult.from_records(

@@ -241,6 +241,7 @@ def _draw_word(CP, ONE, i, w, mask, xs):
     out = ONE[i, w] & mask
     und = mask & ~ONE[i, w]
     s0, s1, s2, s3 = xs[0], xs[1], xs[2], xs[3]
+    planes = CP[i, w]  # the lane's bit planes, one 1-D view (no 3-D indexing in the loop)
     b = 0
     while und != 0 and b < NBITS:
         r = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
@@ -251,7 +252,7 @@ def _draw_word(CP, ONE, i, w, mask, xs):
         s0 ^= s3
         s2 ^= tt
         s3 = _rotl(s3, 45)
-        cb = CP[i, w, b]
+        cb = planes[b]
         out |= und & ~r & cb
         und &= ~(r ^ cb)
         b += 1

@@ -16,15 +16,9 @@ import numba as nb
 import numpy as np
 
 from ....solvers.ecw import sorted_threshold
-from ....solvers.oracle import (
-    cw_oracle_core,
-    ecw_oracle_into,
-    insert_sorted,
-    insert_sorted_indexed,
-)
+from ....solvers.oracle import cw_levels_into, insert_sorted, insert_sorted_indexed
 from ....solvers.parametric import (
     CStarTracker,
-    basis_still_optimal,
     cw_values_core,
     pair_costs_core,
 )
@@ -188,12 +182,83 @@ def _play_tracked(env, rng, mh, dh, L, state, i, j):
 
 
 @nb.njit(cache=True)
-def _member_value(mh, L, i1, x, region_e, buf):
-    """Smallest constraint left-hand side of R^E_{i1} (``region_e``) or R_{i1} at x, or a
-    value < 1 − tol as soon as one is found (the test only needs its sign)."""
-    if region_e:
-        return ecw_oracle_into(mh, L, i1, x, 1.0 - _TOL, buf)
-    return cw_oracle_core(mh, i1, x).min()
+def _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb, out):
+    r"""min over (l, case) of cw_oracle_core's V[i2] (+inf if empty), with the same float sums.
+
+    ``sa[:na]`` holds x_{i1 j}, j ∈ I_{i1} (µ̂_{i1 j} > ½), ascending; A = I_{i1} \ {i2} is that
+    sequence without x_{i1 i2}, B = S_{i2} \ {i1} is sorted here (``pb``, size ≥ K + 1).  The
+    prefix sums add the same values in the same ascending order as ``_sorted_prefix`` and
+    :func:`cw_levels_into` is cw_oracle_core's own level loop, so every left-hand side is
+    bit-identical to cw_oracle_core's (``out``: a work array of ≥ nl × 2)."""
+    K = mh.shape[0]
+    i2_in = mh[i1, i2] > 0.5
+    skip = x[i1, i2] if i2_in else np.nan  # one copy of this value is left out of A
+    nA = 0
+    pa[0] = 0.0
+    for k in range(na):
+        if sa[k] == skip:
+            skip = np.nan
+            continue
+        pa[nA + 1] = pa[nA] + sa[k]
+        nA += 1
+    nB = 0
+    for j in range(K):
+        if j != i2 and j != i1 and mh[i2, j] < 0.5:
+            insert_sorted(pb, nB, x[i2, j])
+            nB += 1
+    acc = 0.0
+    for k in range(nB, 0, -1):  # shift up: pb[0] = 0, pb[k] = sum of the k smallest
+        pb[k] = pb[k - 1]
+    pb[0] = 0.0
+    for k in range(1, nB + 1):
+        acc += pb[k]
+        pb[k] = acc
+    out[:nl] = np.inf
+    cw_levels_into(out[:nl], pa, nA, pb, nB, x[i1, i2], i2_in, L[i2], l0, L[i1])
+    return out[:nl].min() if nl > 0 else np.inf
+
+
+@nb.njit(cache=True)
+def _cw_member_fast(mh, L, i1, x, thr, fc, sa, pa, pb, out):
+    """``cw_oracle_core(mh, i1, x).min()`` decided arm by arm: the arm i2 whose constraint
+    failed for i1 last time (``fc[i1]``) is tried first — one violated constraint decides
+    alone.  Returns the full minimum when i1 is a member (the value of cw_oracle_core), a
+    value < ``thr`` otherwise.  No allocation: O(K log K) per arm instead of new arrays."""
+    K = mh.shape[0]
+    l0 = max(0, _second_smallest(L, 0) - 1)
+    nl = _second_smallest(L, 1) - l0 + 1
+    na = 0
+    for j in range(K):
+        if j != i1 and mh[i1, j] > 0.5:
+            insert_sorted(sa, na, x[i1, j])
+            na += 1
+    f = fc[i1]
+    if f >= 0 and f != i1:
+        v = _cw_piece(mh, L, l0, nl, i1, f, x, sa, na, pa, pb, out)
+        if v < thr:
+            return v
+    best = np.inf
+    for i2 in range(K):
+        if i2 != i1:
+            best = min(best, _cw_piece(mh, L, l0, nl, i1, i2, x, sa, na, pa, pb, out))
+            if best < thr:
+                fc[i1] = i2
+                return best
+    return best
+
+
+@nb.njit(cache=True)
+def _second_smallest(L, k):
+    """The k-th smallest (k = 0, 1) of L, as np.sort(L)[k] (l_range_core)."""
+    a = np.inf
+    b = np.inf
+    for v in L:
+        if v < a:
+            b = a
+            a = v
+        elif v < b:
+            b = v
+    return int(a) if k == 0 else int(b)
 
 
 # CW-RMED's LP state lives in Python (one CStarTracker per run, HiGHS models inside);
@@ -209,18 +274,30 @@ def _cw_prepare(M, env) -> tuple:
     return (False, tid)
 
 
-def _cw_resolve_py(tid: int, mh: np.ndarray, dh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    sol = _TRACKERS[tid].solve(mh, dh)
-    return sol.checks, sol.evidence
+def _cw_resolve_py(tid: int, mh: np.ndarray, dh: np.ndarray) -> np.ndarray:
+    return _TRACKERS[tid].solve(mh, dh, checks=False).evidence
+
+
+def _cw_still_optimal_py(tid: int, cost: np.ndarray) -> bool:
+    return _TRACKERS[tid].still_optimal(cost)
 
 
 @nb.njit(cache=True)
 def _cw_resolve(tid, mh, dh):
     """The LP of [K16] §3 on µ̂ for every empirical winner (warm-started HiGHS models of
-    :class:`duelbound.solvers.parametric.CStarTracker`): basis tests G and vertices X."""
-    with nb.objmode(G="float64[:, :]", X="float64[:, :]"):
-        G, X = _cw_resolve_py(tid, mh, dh)
-    return G, X
+    :class:`duelbound.solvers.parametric.CStarTracker`): the optimal vertices X."""
+    with nb.objmode(X="float64[:, :]"):
+        X = _cw_resolve_py(tid, mh, dh)
+    return X
+
+
+@nb.njit(cache=True)
+def _cw_still_optimal(tid, cost):
+    """Whether the bases of the last solve stay optimal at pair costs ``cost``
+    (:meth:`duelbound.solvers.parametric.CStarTracker.still_optimal`)."""
+    with nb.objmode(ok="boolean"):
+        ok = _cw_still_optimal_py(tid, cost)
+    return ok
 
 
 @nb.njit(cache=True)
@@ -273,11 +350,12 @@ def _member_piece(N, mh, dh, L, i1, i2, logt, buf):
 
 @nb.njit(cache=True)
 def _member_fast(N, mh, dh, L, i1, logt, thr, fc, buf):
-    """``_member_value`` (R^E) decided component by component: the constraint that failed
-    for i1 last time (``fc[i1]``: -3 − j = (4) at arm j, i2 ≥ 0 = (5) for i2, -2 = none)
-    is tried first — if it is still violated i1 is not a member, whatever the others are.
-    Otherwise the components in ecw_oracle_into's order; returns the smallest left-hand
-    side when i1 is a member (the same minimum), a value < thr otherwise."""
+    """The R^E membership value (``ecw_oracle_into``'s minimum) decided component by
+    component: the constraint that failed for i1 last time (``fc[i1]``: -3 − j = (4) at
+    arm j, i2 ≥ 0 = (5) for i2, -2 = none) is tried first — if it is still violated i1 is
+    not a member, whatever the others are.  Otherwise the components in ecw_oracle_into's
+    order; returns the smallest left-hand side when i1 is a member (the same minimum), a
+    value < thr otherwise."""
     f = fc[i1]
     if f <= -3:
         j = -3 - f
@@ -614,7 +692,7 @@ def _ecw_allocation_step(env, mh, dh, L, state, tau, colver, other, colmark, cli
 
 
 @nb.njit(cache=True, nogil=True)
-def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
+def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
 
     Pairs are encoded p = i·K + j; L_C and L_R start as all pairs i > j.
@@ -625,8 +703,10 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     (ECW, :func:`ecw_oracle_into`) for some empirical Copeland winner î,
     L_NC = {(î, î)}; else î = argmin C*_{i1}(µ̂) (CW: the family-generation LP of
     :func:`duelbound.solvers.cstar` on µ̂, warm-started per tournament, with the last
-    optimal vertex re-used while the compiled basis test of
-    :mod:`duelbound.solvers.parametric` holds) or C^E*_{i1}(µ̂) (ECW:
+    optimal vertex re-used while the tournament is the same and the last bases pass
+    the exact optimality test at the current costs,
+    :meth:`duelbound.solvers.parametric.CStarTracker.still_optimal`, asked only when
+    some off-diagonal duel moved the costs r/d̂ since it last passed) or C^E*_{i1}(µ̂) (ECW:
     :func:`duelbound.solvers.ecw.ecw_core_into`, [K16] Th. 5), and L_NC = {pairs
     with q̂_ij > N_ij/log t} ∪ {(î, î)}. Then L_R ← L_R \\ {p}, L_N ← L_N ∪ (L_NC \\ L_R).
 
@@ -639,6 +719,12 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
 
     R^E_î ⊆ R_î (C^E* ≥ C*), so ``"R"`` stops exploring sooner (docs/simulator.md,
     "Readings", has the measured difference). CW-RMED always tests R_î.
+
+    ``lazy`` (CW only; default True): re-solve the LP only when the empirical
+    tournament changed or the bases of the last solve fail the exact optimality test at
+    the current costs (below).  False solves it on every round that needs an allocation
+    (the reference mode of tests/test_algorithms.py, which checks that both give the
+    same duels).
 
     Departures from the paper (documented in docs/simulator.md):
 
@@ -694,6 +780,9 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     work = np.zeros((K, K))
     values = np.empty(K)
     fbuf = np.empty(K)
+    pa = np.empty(K + 1)  # CW membership (_cw_member_fast): prefix sums of A and B
+    pb = np.empty(K + 1)
+    lvl = np.empty((K + 1, 2))  # ... and the left-hand sides of one arm per level
     ibuf = np.empty(K, np.int64)
     L = np.zeros(K, np.int64)  # losses of µ̂ (all µ̂ = 1/2 at the start: none)
     # [version of N/µ̂ off the diagonal, exact ties among i > j, version of the tournament]
@@ -715,10 +804,10 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
     cache_version = -1  # membership cache: valid for this version and log t ≤ cache_logt
     cache_logt = -1.0
     cache_star = -1
-    cost = np.zeros(KK)  # CW: pair costs r/d̂; basis tests and vertices of the last LP solve
-    G = np.full((1, KK), np.nan)
+    cost = np.zeros(KK)  # CW: pair costs r/d̂ and the vertices of the last LP solve
     X = np.zeros((0 if ecw else K, KK))  # CW only: K·K² floats (1 GB at K = 500)
-    basis_version = -1
+    basis_version = -1  # tournament version of the last solve
+    cost_version = -1  # version of (N, µ̂) at which the bases were last known optimal
     # ECW: incremental allocation (_ecw_allocation_step) and membership (_member_fast)
     KE = K if ecw else 1
     colver = np.zeros(K, np.int64)  # bumped by every duel of a pair in that column
@@ -806,7 +895,8 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
                         if region_e:
                             v = _member_fast(env.N, mh, dh, L, i1, logt, 1.0 - _TOL, fc, fbuf)
                         else:
-                            v = _member_value(mh, L, i1, x, region_e, fbuf)
+                            v = _cw_member_fast(mh, L, i1, x, 1.0 - _TOL, fc, fbuf, pa, pb,
+                                                lvl)
                         if v >= 1.0 - _TOL:
                             star = i1
                             cache_version = state[0]
@@ -827,9 +917,13 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE"):
                         hdue, fresh, inR, inN, listN, nN)
                 elif star < 0:
                     pair_costs_core(L, dh, cost)
-                    if not (basis_version == state[2] and basis_still_optimal(G, cost)):
-                        G, X = _cw_resolve(tracker, mh, dh)
+                    # costs depend on (L, d̂) only: unchanged while state[0] is
+                    keep = lazy and basis_version == state[2] and (
+                        cost_version == state[0] or _cw_still_optimal(tracker, cost))
+                    if not keep:
+                        X = _cw_resolve(tracker, mh, dh)
                         basis_version = state[2]
+                    cost_version = state[0]
                     star = cw_values_core(cost, X, L, dh, values, q)
                     for i in range(K):
                         for j in range(i):

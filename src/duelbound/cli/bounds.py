@@ -7,7 +7,7 @@ table of pairs with N_ij / log T, the tight constraints and the certificate stat
 examples:
   duelbound bounds --example cyclic
   duelbound bounds matrix.txt --json
-  duelbound bounds matrix.txt --method rowgen --no-certify
+  duelbound bounds matrix.txt --method rowgen --no-certify   # K = 100: ~6 min (rounds shown)
   duelbound bounds --example cyclic --symbolic
   duelbound bounds big.txt --json --max-k 0   # an LP above K = 500 (progress on stderr)
   duelbound bounds --counts wins.txt --interval 0.95

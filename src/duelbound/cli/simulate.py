@@ -4,12 +4,22 @@ Prints, per algorithm (named with its parameters), the mean ± std of R(T) in th
 komiyama convention, its ratio to log T, the most played arm and the duels/s;
 optionally a plot (mean regret vs t on a log-t axis, shaded 10–90 % quantile band over
 the runs, C*·log t and C^E*·log t) and JSON.  Output paths are checked before anything
-runs; the JSON is written before the plot.  A progress bar (and a one-line notice when
-numba compiles the simulator, first run only) goes to stderr when it is a terminal.
+runs; the JSON is written before the plot.  A progress bar per algorithm, over the duels
+of its runs with the time left (and a one-line notice when numba compiles the simulator,
+first run only), goes to stderr when it is a terminal.  Ctrl-C stops the runs at once:
+the algorithms that had finished are kept (printed, and written to --json and --plot),
+a one-line note says what was interrupted, and the exit status is 130.
+
+How long: CCB, SCB, D-TS, ECW-RMED, RUCB and RMED1 play 10⁵–10⁶ duels/s at K ≤ 30
+(docs/simulator.md, "Speed"); CW-RMED solves an LP in its loop and is slower: at K = 30
+about 15 s per run of T = 2·10⁴ and 40 s per run of T = 10⁶, at K = 100 about 5 min per
+run of T = 10⁵.
 
 examples:
   duelbound simulate --example cyclic --algorithms ecw-rmed,d-ts --T 1e5 --runs 4
   duelbound simulate matrix.txt --algorithms all --T 1e6 --runs 20 --seed 0 --plot r.png
+      (K = 30: CW-RMED alone ~40 s per run, ~7 min for 20 runs on 2 cores; Ctrl-C keeps
+      the algorithms that finished)
   duelbound simulate --example cyclic --T 1e5 --plot r.png --log-y --json r.json --quiet
 """
 
@@ -17,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from ..theory.errors import DuelboundError
 from .common import (
@@ -55,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ..checks.simulate.records import algorithm_label, plot_results
     from ..checks.simulate.simulator import (
         ALGORITHMS,
+        SimulationInterrupted,
         get_algorithm,
         matrix_bounds,
         simulate,
@@ -77,22 +89,30 @@ def run(args: argparse.Namespace) -> int:
               f"seed = {args.seed}; regret in the komiyama convention")
         print(f"{'algorithm':<{width}} {'R(T) mean':>12} {'std':>10} {'R(T)/log T':>11} "
               f"{'most played arm':<20} {'duels/s':>10}")
+    stopped = None
     for name in names:
-        res = simulate(M, name, args.T, args.runs, args.seed, processes=args.processes,
-                       progress=feedback(args))
+        try:
+            res = simulate(M, name, args.T, args.runs, args.seed, processes=args.processes,
+                           progress=feedback(args))
+        except SimulationInterrupted as exc:
+            stopped = exc
+            break
         res.bounds = bounds
         results.append(res)
-        fin = res.final_regret["komiyama"]
         if text:
-            std = fin.std(ddof=1) if fin.size > 1 else 0.0
-            top = res.most_played()
-            played = f"{top['name']} ({top['share']:.0%})"
-            print(f"{res.label_with_params:<{width}} {fin.mean():>12.2f} {std:>10.2f} "
-                  f"{fin.mean() / logT:>11.3f} {played:<20} {res.duels_per_second:>10.3g}",
-                  flush=True)
+            _print_row(res, width, logT)
+    return _write(M, results, stopped, args, plot_results)
+
+
+def _write(M, results: list, stopped, args: argparse.Namespace, plot_results) -> int:
+    """--json first, then --plot (or, after Ctrl-C, :func:`_interrupted`); the exit status."""
     if args.json:
-        write_json({"matrix": M.to_dict(), "results": [r.to_dict() for r in results]},
-                   args.json)
+        doc = {"matrix": M.to_dict(), "results": [r.to_dict() for r in results]}
+        if stopped is not None:
+            doc["interrupted"] = stopped.to_dict()
+        write_json(doc, args.json)
+    if stopped is not None:
+        return _interrupted(stopped, results, args, plot_results)
     if args.plot:
         try:
             plot_results(results, path=args.plot, log_y=args.log_y)
@@ -101,3 +121,33 @@ def run(args: argparse.Namespace) -> int:
                     else "the results are printed above")
             raise DuelboundError(f"{exc}; {kept}") from None
     return 0
+
+
+def _print_row(res, width: int, logT: float) -> None:
+    """One algorithm's line of the table, as soon as it has finished."""
+    fin = res.final_regret["komiyama"]
+    std = fin.std(ddof=1) if fin.size > 1 else 0.0
+    top = res.most_played()
+    played = f"{top['name']} ({top['share']:.0%})"
+    print(f"{res.label_with_params:<{width}} {fin.mean():>12.2f} {std:>10.2f} "
+          f"{fin.mean() / logT:>11.3f} {played:<20} {res.duels_per_second:>10.3g}", flush=True)
+
+
+def _interrupted(stopped, results: list, args: argparse.Namespace, plot_results) -> int:
+    """Ctrl-C: plot what finished, say in one line what was interrupted, exit 130."""
+    kept = [r.algorithm for r in results]
+    where = []
+    if args.json not in (None, "-"):
+        where.append(args.json)
+    if args.plot and results:
+        plot_results(results, path=args.plot, log_y=args.log_y)
+        where.append(args.plot)
+    share = stopped.duels_done / stopped.duels if stopped.duels else 0.0
+    note = (f"duelbound simulate: interrupted during {stopped.algorithm} "
+            f"({stopped.runs_finished} of {stopped.runs} runs finished, {share:.0%} of its "
+            f"duels; its runs are dropped)")
+    if kept:
+        note += f"; finished: {', '.join(kept)}"
+        note += f" (written to {' and '.join(where)})" if where else " (printed above)"
+    sys.stderr.write(note + "\n")
+    return 130
