@@ -302,8 +302,9 @@ def _share_reason(bad: list[MatrixReport]) -> list[str]:
         if c is not None and c.rule in ("linear-in-share", "share-undecided"):
             runs = c.statistic.get("inconsistent_runs") or []
             parts.append(f"{m.name}: runs {', '.join(map(str, runs))} of {len(m.runs)}")
-    return [f"linear in a share of the runs ({'; '.join(parts)}): a run that locks on a "
-            "wrong arm early never recovers"] if parts else []
+    return [f"linear in a share of the runs ({'; '.join(parts)}): each of those runs spent "
+            "at least half of its late duels on pairs it had already resolved, or stopped "
+            "learning too early (starved)"] if parts else []
 
 
 #: The name the driver calls (the Condorcet diagnosis is one of :func:`reasons`).

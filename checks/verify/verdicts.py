@@ -342,7 +342,7 @@ def _share_of_runs(e: _Evidence, n_runs: int, n_matrices: int, stat: dict[str, A
     ``share-undecided``: more runs would decide) when at least two are and the test is
     not yet significant."""
     s = len(e.inconsistent)
-    if s < 2:
+    if s < 2 or n_runs < MIN_RUNS_ALL:   # as the every-run rule: fewer runs are no evidence
         return None
     p = share_p_value(s, n_runs)
     level = bonferroni(SHARE_ALPHA, n_matrices * SHARE_LOOKS)
