@@ -63,10 +63,6 @@ def test_the_listed_commands_are_the_modules_commands(capsys):
     assert quick == full and all(c.name in quick for c in listed)
 
 
-@pytest.mark.xfail(strict=True, reason="cli/check_certificate.py (owned by the certificate "
-                   "branch) imports theory.errors and theory.io (numpy) inside run; it needs "
-                   "duelbound.errors and a standard-library file read. Remove this marker "
-                   "when it does (strict: this test then fails as XPASS)")
 def test_check_certificate_runs_without_numpy(tmp_path):
     from duelbound.cli import main
 
