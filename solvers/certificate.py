@@ -361,29 +361,8 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
     the two ends meet, "interval" when every certificate verified, else "failed".
     An interval carries its ``width`` (upper − lower).
     """
-    order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
-    per = {order[0]: certify_winner(M, solves[order[0]], mode)}
-    for i1 in order[1:]:
-        res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
-        top = per[order[0]].get("upper")
-        if (mode == "auto" and res["status"] == "interval"
-                and not (top is not None and res["lower"] > top)):
-            res = certify_winner(M, solves[i1], mode)  # a candidate minimum: full mode
-        per[i1] = res
+    per = _certify_winners(M, solves, mode)
     verified = all(p["status"] in ("exact", "interval") for p in per.values())
-    public = {}
-    for i1, p in per.items():
-        e = {"status": p["status"], "route": p["route"], "checks": p.get("checks", {}),
-             "time": p["time"]}
-        if "reason" in p:
-            e["reason"] = p["reason"]
-        for k in ("lower", "upper", "value"):
-            if k in p:
-                e[k] = _short(p[k])
-                e[k + "_float"] = float(p[k])
-        if "width" in p:
-            e["width"] = p["width"]
-        public[i1] = e
     lo = min((p["lower"] for p in per.values() if "lower" in p), default=None)
     hi = min((p["upper"] for p in per.values() if "upper" in p), default=None)
     overall = ("failed" if not verified else "exact" if lo == hi else "interval")
@@ -392,12 +371,44 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
            "interval": "certified within [lower, upper]",
            "failed": "not certified: " + (reasons[0] if reasons else "verification failed")
            }[overall]
-    out: dict[str, Any] = {"status": overall, "message": msg, "per_winner": public}
+    out: dict[str, Any] = {"status": overall, "message": msg,
+                           "per_winner": {i1: _public_entry(p) for i1, p in per.items()}}
     if lo is not None and hi is not None:
         out["lower_float"], out["upper_float"] = float(lo), float(hi)
         if overall == "interval":
             out["width"] = float(hi - lo)
     return Certification(out, per)
+
+
+def _certify_winners(M, solves: dict, mode: str) -> dict[int, dict[str, Any]]:
+    """:func:`certify_winner` of every winner, the one with the smallest LP value first (in
+    ``mode``); with ``mode="auto"`` the others first by the float-dual certificate, again
+    in ``auto`` only if its interval does not lie above that winner's upper bound."""
+    order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
+    per = {order[0]: certify_winner(M, solves[order[0]], mode)}
+    top = per[order[0]].get("upper")
+    for i1 in order[1:]:
+        res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
+        if (mode == "auto" and res["status"] == "interval"
+                and not (top is not None and res["lower"] > top)):
+            res = certify_winner(M, solves[i1], mode)  # a candidate minimum: full mode
+        per[i1] = res
+    return per
+
+
+def _public_entry(p: dict[str, Any]) -> dict[str, Any]:
+    """One winner's entry of the JSON summary: rationals printed short, floats beside them."""
+    e = {"status": p["status"], "route": p["route"], "checks": p.get("checks", {}),
+         "time": p["time"]}
+    if "reason" in p:
+        e["reason"] = p["reason"]
+    for k in ("lower", "upper", "value"):
+        if k in p:
+            e[k] = _short(p[k])
+            e[k + "_float"] = float(p[k])
+    if "width" in p:
+        e["width"] = p["width"]
+    return e
 
 
 def symbolic_value(M, ws, cert_entry) -> Any:

@@ -147,34 +147,46 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
 
     (a) x̂ in the box and in R_{i1} (every constraint, exact oracle); (b) every row
     of ``cert.rows`` is a constraint of R_{i1}, y ≥ 0, w ≥ 0 and Aᵀy − w ≤ c;
-    (c) c·x̂ = Σ y − Σ w.  Status "exact" iff all hold.
+    (c) c·x̂ = Σ y − Σ w.  Status "exact" iff all hold, "interval" if (a) and (b) do.
     """
     mu = np.ascontiguousarray(M.values)
-    out: dict[str, Any] = {"status": "failed", "checks": {}}
-    P = len(c)
-    X = to_matrix(px, cert.x, M.K)
-    in_box = all(0 <= v <= 1 for v in cert.x)
-    lhs, _ = exact_min_lhs(mu, i1, X)
-    primal_ok = in_box and lhs >= 1
-    out["checks"]["primal_feasible"] = bool(primal_ok)
-    upper = exact_sum(ci * xi for ci, xi in zip(c, cert.x) if xi)
-    # (b) rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
-    is_row = ConstraintCheck(mu, i1, px)
-    cert.identified = [is_row.identify(cols) for cols in cert.rows]  # kept for the enclosure
-    valid_rows = all(ident is not None for ident in cert.identified)
-    g = column_sums(cert.y, cert.rows, P)
-    w = cert.w if cert.w is not None else [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
-    dual_ok = (valid_rows and all(v >= 0 for v in cert.y) and all(v >= 0 for v in w)
-               and all(gp - wp <= cp for gp, wp, cp in zip(g, w, c)))
-    out["checks"]["dual_feasible"] = bool(dual_ok)
-    lower = exact_sum(cert.y) - exact_sum(w)
-    out["checks"]["objectives_equal"] = bool(upper == lower)
+    primal_ok, upper = _primal_check(mu, i1, px, cert, c)
+    dual_ok, lower = _dual_check(mu, i1, px, cert, c)
+    out: dict[str, Any] = {"status": "failed", "checks": {
+        "primal_feasible": primal_ok, "dual_feasible": dual_ok,
+        "objectives_equal": bool(upper == lower)}}
     if primal_ok:
         out["upper"] = upper
     if dual_ok:
         out["lower"] = lower
-    if primal_ok and dual_ok and upper == lower:
-        out["status"] = "exact"
-    elif primal_ok and dual_ok:
-        out["status"] = "interval"
+    if primal_ok and dual_ok:
+        out["status"] = "exact" if upper == lower else "interval"
     return out
+
+
+def _primal_check(mu: np.ndarray, i1: int, px, cert: Certificate, c: list[Fraction]
+                  ) -> tuple[bool, Fraction]:
+    """(x̂ in the box and in R_{i1}, c·x̂): (a) of :func:`verify`, every constraint checked
+    by the exact oracle."""
+    in_box = all(0 <= v <= 1 for v in cert.x)
+    lhs, _ = exact_min_lhs(mu, i1, to_matrix(px, cert.x, mu.shape[0]))
+    upper = exact_sum(ci * xi for ci, xi in zip(c, cert.x) if xi)
+    return bool(in_box and lhs >= 1), upper
+
+
+def _dual_check(mu: np.ndarray, i1: int, px, cert: Certificate, c: list[Fraction]
+                ) -> tuple[bool, Fraction]:
+    """(y, w) dual feasible on genuine constraints, Σ y − Σ w): (b) of :func:`verify`.
+
+    Sets ``cert.identified`` (the enclosure reads the rows' (i2, l, I, S)); when
+    ``cert.w`` is None, w = max(0, Aᵀy − c), the best multipliers for this y.
+    """
+    # rows must be real constraints: sets I ⊆ I_{i1}, S ⊆ S_{i2} \ {i1} of the right size
+    is_row = ConstraintCheck(mu, i1, px)
+    cert.identified = [is_row.identify(cols) for cols in cert.rows]
+    valid_rows = all(ident is not None for ident in cert.identified)
+    g = column_sums(cert.y, cert.rows, len(c))
+    w = cert.w if cert.w is not None else [max(Fraction(0), gp - cp) for gp, cp in zip(g, c)]
+    ok = (valid_rows and all(v >= 0 for v in cert.y) and all(v >= 0 for v in w)
+          and all(gp - wp <= cp for gp, wp, cp in zip(g, w, c)))
+    return bool(ok), exact_sum(cert.y) - exact_sum(w)

@@ -93,74 +93,115 @@ def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool 
     (:func:`verify` charges the excess of Aᵀy over c to the box multipliers w), so the
     repair can only cost a little of the lower bound.  Returns (rows, weights) or None.
     """
-    zero = Fraction(0)
     if repair:
         y = [float(v) if v > 0 else 0.0 for v in y]
     blk = {int(lam): (u.tolist(), xc.tolist(), cnt) for lam, u, xc, cnt in data.blocks}
-    fam_rows = [r for r, k in enumerate(data.row_keys) if k is not None]
-    Y: dict[int, Any] = {lam: (0.0 if repair else zero) for lam in blk}
-    row_cols = {}
-    for r in fam_rows:
-        cols = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-        row_cols[r] = cols
-        for j in cols:
-            if j in blk:
-                Y[j] += y[r]
-    link_dual: dict[tuple[int, int], Any] = {}
-    for r, k in enumerate(data.row_keys):
-        if k is None and y[r]:
-            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-            link_dual[(lam, u)] = y[r]
+    row_cols = {r: data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+                for r, k in enumerate(data.row_keys) if k is not None}
+    zero = 0.0 if repair else Fraction(0)
+    p_of = _block_points(blk, _block_weights(blk, row_cols, y, zero), _link_duals(data, y),
+                         zero, repair)
+    if p_of is None:
+        return None  # not dual feasible on λ_b / u_bj
+    rows, ys = [], []
+    for r, cols in row_cols.items():
+        if y[r]:
+            pieces = _row_pieces(data, cols, blk, p_of, _shared_a_row(data.row_keys[r], px, i1),
+                                 px, i1)
+            yr = Fraction(y[r]) if repair else y[r]
+            for wt, piece in pieces:
+                rows.append(piece)
+                ys.append(yr * wt)
+    return rows, ys
+
+
+def _row_pieces(data, cols: list[int], blk: dict, p_of: dict[int, list[Fraction]],
+                shared: int | None, px, i1) -> list[tuple[Fraction, list[int]]]:
+    """(weight, explicit constraint) pieces of one family row: its direct x columns plus one
+    m-subset of every block it uses (:func:`hypersimplex_pieces`); weights sum to 1."""
+    parts = [(blk[j][1], p_of[j], blk[j][2]) for j in cols if j in blk]
+    direct = [j for j in cols if j not in blk and j < data.n_pairs]
+    return [(wt, _true_constraint(sorted(direct + chosen), shared, px, i1))
+            for wt, chosen in hypersimplex_pieces(parts)]
+
+
+def _block_points(blk: dict, Y: dict[int, Any], link: dict[tuple[int, int], Any], zero,
+                  repair: bool) -> dict[int, list[Fraction]] | None:
+    """p_b of every block with Y_b ≠ 0 (:func:`_block_point`); None if one is infeasible."""
     p_of: dict[int, list[Fraction]] = {}
     for lam, (u, _, cnt) in blk.items():
         if not Y[lam]:
             continue
-        if repair:
-            p = [Fraction(min(1.0, link_dual.get((lam, uj), 0.0) / Y[lam])) for uj in u]
-        else:
-            p = [link_dual.get((lam, uj), zero) / Y[lam] for uj in u]
-        excess = sum(p, zero) - cnt
-        if not repair and (excess < 0 or any(pj > 1 for pj in p)):
-            return None  # not dual feasible on λ_b / u_bj
-        for t in range(len(p)):  # pad to Σ p = m (floating-point dual only)
-            if excess >= 0:
-                break
-            add = min(1 - p[t], -excess)
-            p[t] += add
-            excess += add
-        for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
-            if not excess:
-                break
-            cut = min(p[t], excess)
-            p[t] -= cut
-            excess -= cut
+        p = _block_point([link.get((lam, uj), zero) for uj in u], Y[lam], cnt, repair)
+        if p is None:
+            return None
         p_of[lam] = p
-    rows, ys = [], []
-    for r in fam_rows:
-        if not y[r]:
-            continue
-        yr = Fraction(y[r]) if repair else y[r]
-        parts, direct = [], []
-        for j in row_cols[r]:
+    return p_of
+
+
+def _block_weights(blk: dict, row_cols: dict[int, list[int]], y, zero) -> dict[int, Any]:
+    """Y_b = Σ_{family rows f using block b} y_f, summed in row order."""
+    Y: dict[int, Any] = {lam: zero for lam in blk}
+    for r, cols in row_cols.items():
+        for j in cols:
             if j in blk:
-                u, xc, cnt = blk[j]
-                parts.append((xc, p_of[j], cnt))
-            elif j < data.n_pairs:
-                direct.append(j)
-        shared = _shared_a_row(data.row_keys[r], px, i1)
-        for wt, chosen in hypersimplex_pieces(parts):
-            cols = sorted(direct + chosen)
-            if shared is not None and shared in cols:
-                # a case-0 row written with the shared block of all of I_{i1}: a piece
-                # whose subset holds i2 is "case 1 with one superfluous x_{i2 j}" (one
-                # more than s' = s − 1); dropping it gives the true constraint and only
-                # lowers Aᵀy (formulations.CompactBuilder, "Shared A-blocks")
-                b_side = [col for col in cols if i1 not in px.pairs[col]]
-                if b_side:
-                    cols.remove(b_side[-1])
-            rows.append(cols)
-            ys.append(yr * wt)
-    return rows, ys
+                Y[j] += y[r]
+    return Y
+
+
+def _link_duals(data, y) -> dict[tuple[int, int], Any]:
+    """z_bj, the nonzero duals of the link rows u_j − λ_b + x_j ≥ 0, keyed (λ_b, u_j)."""
+    link: dict[tuple[int, int], Any] = {}
+    for r, k in enumerate(data.row_keys):
+        if k is None and y[r]:
+            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+            link[(lam, u)] = y[r]
+    return link
+
+
+def _block_point(z: list, Yb, cnt: int, repair: bool) -> list[Fraction] | None:
+    """p_b = z_b / Y_b as exact rationals with Σ p_b = m = ``cnt``.
+
+    Exact duals: None unless p_b ∈ [0, 1] and Σ p_b ≥ m (dual feasibility on λ_b, u_bj),
+    then trimmed.  ``repair``: computed in floating point, clipped to ≤ 1, read as dyadic
+    rationals, then padded or trimmed.
+    """
+    zero = Fraction(0)
+    if repair:
+        p = [Fraction(min(1.0, zj / Yb)) for zj in z]
+    else:
+        p = [zj / Yb for zj in z]
+    excess = sum(p, zero) - cnt
+    if not repair and (excess < 0 or any(pj > 1 for pj in p)):
+        return None
+    for t in range(len(p)):  # pad to Σ p = m (floating-point dual only)
+        if excess >= 0:
+            break
+        add = min(1 - p[t], -excess)
+        p[t] += add
+        excess += add
+    for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
+        if not excess:
+            break
+        cut = min(p[t], excess)
+        p[t] -= cut
+        excess -= cut
+    return p
+
+
+def _true_constraint(cols: list[int], shared: int | None, px, i1) -> list[int]:
+    """The explicit row ``cols`` of one piece, made a true constraint of R_{i1}.
+
+    A case-0 row written with the shared block of all of I_{i1} (``shared`` is the column
+    of x_{i1 i2}): a piece whose subset holds i2 is "case 1 with one superfluous x_{i2 j}"
+    (one more than s' = s − 1); dropping it gives the true constraint and only lowers Aᵀy
+    (formulations.CompactBuilder, "Shared A-blocks").
+    """
+    if shared is not None and shared in cols:
+        b_side = [col for col in cols if i1 not in px.pairs[col]]
+        if b_side:
+            cols.remove(b_side[-1])
+    return cols
 
 
 def _shared_a_row(key, px, i1) -> int | None:
