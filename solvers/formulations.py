@@ -206,7 +206,7 @@ class CompactBuilder(ColumnBuilder):
     same l implies (its s' = max(0, s − 1) ≤ s and x ≥ 0).  Every row stays implied by
     R_{i1}, so any set of rows is still a relaxation, and the full set describes
     R_{i1}.  The certificate maps the dual of such a row onto true constraints
-    (:func:`~duelbound.solvers.certificate._compact_certificate`).
+    (:func:`~duelbound.solvers.compact_dual.compact_certificate`).
 
     :meth:`add_families` may be called repeatedly (family generation): columns and
     rows are only ever appended, so an LP solver can load the new part into a live

@@ -4,6 +4,7 @@ without importing them or any heavy library; a command imports what it runs."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -63,10 +64,6 @@ def test_the_listed_commands_are_the_modules_commands(capsys):
     assert quick == full and all(c.name in quick for c in listed)
 
 
-@pytest.mark.xfail(strict=True, reason="cli/check_certificate.py (owned by the certificate "
-                   "branch) imports theory.errors and theory.io (numpy) inside run; it needs "
-                   "duelbound.errors and a standard-library file read. Remove this marker "
-                   "when it does (strict: this test then fails as XPASS)")
 def test_check_certificate_runs_without_numpy(tmp_path):
     from duelbound.cli import main
 
@@ -74,6 +71,24 @@ def test_check_certificate_runs_without_numpy(tmp_path):
     assert main(["bounds", "--example", "cyclic", "--certificate", str(cert)]) == 0
     out = _loaded(["check-certificate", str(cert)])
     assert out["code"] == 0 and out["heavy"] == []
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda p: None, "cannot read (no such file or directory)"),
+    (lambda p: p.mkdir(), "not a regular file"),
+    (lambda p: os.mkfifo(p), "not a regular file"),  # refused, not waited on
+    (lambda p: p.write_bytes(b"\xff\xfe{}"), "not a text file (not UTF-8)"),
+    (lambda p: p.write_bytes(b"{\"a\": \"\x00\"}"), "invalid JSON"),
+    (lambda p: p.write_text("{not json"), "invalid JSON")],
+    ids=["missing", "directory", "fifo", "not-utf8", "nul", "not-json"])
+def test_check_certificate_refuses_an_unreadable_file_in_one_line(tmp_path, make, reason):
+    """The standard-library read says why in one line on stderr, exit 2, no traceback."""
+    path = tmp_path / "cert.json"
+    make(path)
+    proc = subprocess.run([sys.executable, "-m", "duelbound", "check-certificate", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and reason in lines[0], proc.stderr
 
 
 def test_the_package_root_still_gives_its_names_on_first_use():

@@ -1,0 +1,213 @@
+"""The dual of the compact (family) LP split onto explicit constraints of R_{i1}.
+
+The compact LP writes each "m smallest of a set" as a block (λ_b, u_b) with link rows; its
+dual lives on family rows and link rows.  :func:`split_compact_dual` turns it into a dual on
+explicit constraints with the same objective and at most the same Aᵀy on every x column
+(through a convex decomposition of each block's point of the m-subset polytope,
+:func:`hypersimplex_pieces`), so :func:`~.certificate_verify.verify` checks one
+formulation-free kind of certificate.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .certificate_verify import Certificate
+from .exact_basis import exact_basis
+
+__all__ = ["hypersimplex_pieces", "compact_certificate", "split_compact_dual"]
+
+
+def hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
+    """Write a product of hypersimplex points as a convex combination of 0/1 vectors.
+
+    ``parts`` is a list of (cols, p, m) with 0 ≤ p_j ≤ 1 and Σ p_j = m (integer).
+    Lay the p_j of one part end to end on [0, m); for t ∈ [0, 1) the columns whose
+    interval holds one of t, t + 1, …, t + m − 1 form an m-subset (an interval of
+    length ≤ 1 holds at most one of them), and column j is chosen for the t of an arc
+    of the circle [0, 1) of length p_j (from frac of its interval's start to frac of
+    its end).  Using the same t for every part, the pieces between consecutive
+    breakpoints give weights summing to 1 and subsets whose weighted sum is p in each
+    part: at most Σ n_part + 1 pieces (a Carathéodory-type decomposition, exact).
+    """
+    arcs = []  # (col, start, end, p) with start/end = frac of the interval's ends
+    for cols, p, _ in parts:
+        acc = Fraction(0)
+        for col, v in zip(cols, p):
+            start = acc - (acc.numerator // acc.denominator)
+            acc += v
+            arcs.append((col, start, acc - (acc.numerator // acc.denominator), v))
+    ts = sorted({Fraction(0)} | {a[1] for a in arcs} | {a[2] for a in arcs})
+    idx = {t: k for k, t in enumerate(ts)}
+    n = len(ts)  # pieces k = [ts[k], ts[k+1]) with ts[n] = 1
+    chosen: list[list[int]] = [[] for _ in range(n)]
+    for col, start, end, v in arcs:
+        if not v:
+            continue
+        s, e = idx[start], idx[end]
+        on = range(n) if v == 1 else range(s, e) if s < e else \
+            [*range(s, n), *range(e)]
+        for k in on:
+            chosen[k].append(col)
+    ends = ts[1:] + [Fraction(1)]
+    return [(t1 - t0, ch) for t0, t1, ch in zip(ts, ends, chosen)]
+
+
+def compact_certificate(data, sol, c: list[Fraction], px=None,
+                         i1: int | None = None) -> Certificate | None:
+    """Exact certificate from the final basis of the compact (family) LP that was solved.
+
+    The basis gives an exact vertex (x̂, λ, u) and exact duals: y_f on the family rows
+    and z_bj on the link rows u_j − λ + x_j ≥ 0 of block b.  Dual feasibility on the
+    columns u_bj ≥ 0 and λ_b ≥ 0 reads z_bj ≤ Y_b := Σ_{f uses b} y_f and Σ_j z_bj ≥
+    m Y_b, so p_b = z_b / Y_b (trimmed to sum m, which only lowers Aᵀy on x) is a point
+    of the m-subset polytope.  Splitting y_f over the m-subsets of a convex decomposition
+    of p_b (:func:`hypersimplex_pieces`) turns the compact dual into a dual on explicit
+    constraints of R_{i1} with the same objective Σ y_f and at most the same Aᵀy on every
+    x column: the certificate is verified in the formulation-free form of :func:`verify`.
+    """
+    P = data.n_pairs
+    cfull = list(c) + [Fraction(0)] * (data.n_cols - P)
+    out = exact_basis(data, sol, cfull)
+    if out is None:
+        return None
+    v, y = out
+    if any(val < 0 for val in y):
+        return None
+    split = split_compact_dual(data, y, px, i1)
+    if split is None:
+        return None
+    return Certificate(v[:P], split[1], None, split[0])
+
+
+def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool = False):
+    """Rows and weights of explicit constraints of R_{i1} from a compact dual ``y``.
+
+    ``y`` holds one dual per row of ``data`` (Fractions, or floats with ``repair``).
+    Exact (``repair=False``): p_b = z_b / Y_b must lie in [0, 1] with Σ p_b ≥ m (dual
+    feasibility of the compact LP; None otherwise) and is trimmed to Σ = m.  With
+    ``repair`` (a floating-point dual): y is clipped to ≥ 0, p_b computed in floating
+    point, clipped to [0, 1], read as exact dyadic rationals and trimmed or padded to
+    Σ = m exactly — any nonnegative weights on genuine constraints make a valid dual
+    (:func:`verify` charges the excess of Aᵀy over c to the box multipliers w), so the
+    repair can only cost a little of the lower bound.  Returns (rows, weights) or None.
+    """
+    if repair:
+        y = [float(v) if v > 0 else 0.0 for v in y]
+    blk = {int(lam): (u.tolist(), xc.tolist(), cnt) for lam, u, xc, cnt in data.blocks}
+    row_cols = {r: data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+                for r, k in enumerate(data.row_keys) if k is not None}
+    zero = 0.0 if repair else Fraction(0)
+    p_of = _block_points(blk, _block_weights(blk, row_cols, y, zero), _link_duals(data, y),
+                         zero, repair)
+    if p_of is None:
+        return None  # not dual feasible on λ_b / u_bj
+    rows, ys = [], []
+    for r, cols in row_cols.items():
+        if y[r]:
+            pieces = _row_pieces(data, cols, blk, p_of, _shared_a_row(data.row_keys[r], px, i1),
+                                 px, i1)
+            yr = Fraction(y[r]) if repair else y[r]
+            for wt, piece in pieces:
+                rows.append(piece)
+                ys.append(yr * wt)
+    return rows, ys
+
+
+def _row_pieces(data, cols: list[int], blk: dict, p_of: dict[int, list[Fraction]],
+                shared: int | None, px, i1) -> list[tuple[Fraction, list[int]]]:
+    """(weight, explicit constraint) pieces of one family row: its direct x columns plus one
+    m-subset of every block it uses (:func:`hypersimplex_pieces`); weights sum to 1."""
+    parts = [(blk[j][1], p_of[j], blk[j][2]) for j in cols if j in blk]
+    direct = [j for j in cols if j not in blk and j < data.n_pairs]
+    return [(wt, _true_constraint(sorted(direct + chosen), shared, px, i1))
+            for wt, chosen in hypersimplex_pieces(parts)]
+
+
+def _block_points(blk: dict, Y: dict[int, Any], link: dict[tuple[int, int], Any], zero,
+                  repair: bool) -> dict[int, list[Fraction]] | None:
+    """p_b of every block with Y_b ≠ 0 (:func:`_block_point`); None if one is infeasible."""
+    p_of: dict[int, list[Fraction]] = {}
+    for lam, (u, _, cnt) in blk.items():
+        if not Y[lam]:
+            continue
+        p = _block_point([link.get((lam, uj), zero) for uj in u], Y[lam], cnt, repair)
+        if p is None:
+            return None
+        p_of[lam] = p
+    return p_of
+
+
+def _block_weights(blk: dict, row_cols: dict[int, list[int]], y, zero) -> dict[int, Any]:
+    """Y_b = Σ_{family rows f using block b} y_f, summed in row order."""
+    Y: dict[int, Any] = {lam: zero for lam in blk}
+    for r, cols in row_cols.items():
+        for j in cols:
+            if j in blk:
+                Y[j] += y[r]
+    return Y
+
+
+def _link_duals(data, y) -> dict[tuple[int, int], Any]:
+    """z_bj, the nonzero duals of the link rows u_j − λ_b + x_j ≥ 0, keyed (λ_b, u_j)."""
+    link: dict[tuple[int, int], Any] = {}
+    for r, k in enumerate(data.row_keys):
+        if k is None and y[r]:
+            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+            link[(lam, u)] = y[r]
+    return link
+
+
+def _block_point(z: list, Yb, cnt: int, repair: bool) -> list[Fraction] | None:
+    """p_b = z_b / Y_b as exact rationals with Σ p_b = m = ``cnt``.
+
+    Exact duals: None unless p_b ∈ [0, 1] and Σ p_b ≥ m (dual feasibility on λ_b, u_bj),
+    then trimmed.  ``repair``: computed in floating point, clipped to ≤ 1, read as dyadic
+    rationals, then padded or trimmed.
+    """
+    zero = Fraction(0)
+    if repair:
+        p = [Fraction(min(1.0, zj / Yb)) for zj in z]
+    else:
+        p = [zj / Yb for zj in z]
+    excess = sum(p, zero) - cnt
+    if not repair and (excess < 0 or any(pj > 1 for pj in p)):
+        return None
+    for t in range(len(p)):  # pad to Σ p = m (floating-point dual only)
+        if excess >= 0:
+            break
+        add = min(1 - p[t], -excess)
+        p[t] += add
+        excess += add
+    for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
+        if not excess:
+            break
+        cut = min(p[t], excess)
+        p[t] -= cut
+        excess -= cut
+    return p
+
+
+def _true_constraint(cols: list[int], shared: int | None, px, i1) -> list[int]:
+    """The explicit row ``cols`` of one piece, made a true constraint of R_{i1}.
+
+    A case-0 row written with the shared block of all of I_{i1} (``shared`` is the column
+    of x_{i1 i2}): a piece whose subset holds i2 is "case 1 with one superfluous x_{i2 j}"
+    (one more than s' = s − 1); dropping it gives the true constraint and only lowers Aᵀy
+    (formulations.CompactBuilder, "Shared A-blocks").
+    """
+    if shared is not None and shared in cols:
+        b_side = [col for col in cols if i1 not in px.pairs[col]]
+        if b_side:
+            cols.remove(b_side[-1])
+    return cols
+
+
+def _shared_a_row(key, px, i1) -> int | None:
+    """Column of x_{i1 i2} if ``key`` is a case-0 family whose A-part may use the block of
+    all of I_{i1} (i2 ∈ I_{i1}), else None."""
+    if px is None or key is None or key[2] != 0:
+        return None
+    col = int(px.pid[i1, key[0]])
+    return col if col >= 0 else None
