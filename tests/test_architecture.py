@@ -315,12 +315,7 @@ def test_every_module_is_in_the_room_lists():
 #: Broad handlers (bare ``except``, ``except Exception``/``BaseException``) that neither
 #: re-raise nor say why on their line, as of today; the list can only shrink.
 #: (module, enclosing function).
-BLIND_EXCEPT_EXCEPTIONS: set[tuple[str, str]] = {
-    # user objects' __index__ and unpacking in the untrusted child: any exception of user
-    # code is a refused request there, but the reason belongs on the line
-    ("duelbound.checks.verify.child", "_as_index"),
-    ("duelbound.checks.verify.child", "_run_select"),
-}
+BLIND_EXCEPT_EXCEPTIONS: set[tuple[str, str]] = set()
 
 
 def _blind_handlers(mod: str) -> set[tuple[str, str]]:

@@ -14,6 +14,7 @@ import signal
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from .judge import arm_relabeling
 from .record import JudgedRun
 from .text import clean
 from .verdicts import Check, worst
@@ -219,8 +220,6 @@ def _verdict(m: MatrixReport) -> str | None:
 def _winner_last_runs(m: MatrixReport) -> list[bool]:
     """Per run: was a Copeland winner the algorithm's last arm (K − 1)?  Under the run's
     secret relabeling (rebuilt from its environment seed) when it was relabeled."""
-    from .judge import arm_relabeling
-
     out = []
     for r in m.runs:
         if r.relabeled and r.environment_seed is not None:
