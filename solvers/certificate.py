@@ -169,7 +169,7 @@ class Certificate:
     :func:`verify` from the Aᵀy it computes anyway (one pass over the rows, not two).
     """
 
-    def __init__(self, x, y, w, rows):
+    def __init__(self, x, y, w, rows) -> None:
         self.x, self.y, self.rows = list(x), list(y), list(rows)
         self.w = None if w is None else list(w)
         #: (i2, l, I, S) of every row, set by :func:`verify` (None: not a constraint)
