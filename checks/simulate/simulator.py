@@ -270,11 +270,12 @@ def compiled_code_cached(algorithm: str) -> bool | None:
     # numba has no public "is it cached on disk" query (Dispatcher.stats counts hits only
     # after a compile), so this reads the private index; the errors below are those of
     # internals renamed (AttributeError) or of an unreadable, truncated or foreign index
-    # file (open, pickle.load, the (stamp, overloads) unpacking): no prediction then.
+    # file (open, pickle.load on corrupt bytes, the (stamp, overloads) unpacking): no
+    # prediction then.
     try:
         return bool(runner._cache._cache_file._load_index())
-    except (AttributeError, OSError, EOFError, ValueError, TypeError, ImportError,
-            pickle.UnpicklingError):
+    except (AttributeError, OSError, EOFError, ValueError, TypeError, KeyError, IndexError,
+            ImportError, pickle.UnpicklingError):
         return None
 
 
