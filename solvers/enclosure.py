@@ -186,7 +186,8 @@ def _kl_ends(p: Fraction, rel_bits: int) -> tuple[tuple[int, int], tuple[int, in
             flint.ctx.prec = prec
             pa = flint.arb(flint.fmpq(n, d))
             qa = 1 - pa
-            val = (pa * (2 * pa).log() if n else 0) + (qa * (2 * qa).log() if n < d else 0)
+            zero = flint.arb(0)  # 0·log 0 = 0, as an arb so that val has lower()/upper()
+            val = (pa * (2 * pa).log() if n else zero) + (qa * (2 * qa).log() if n < d else zero)
             ends = []
             for x in (val.lower(), val.upper()):
                 m, e = (int(v) for v in x.man_exp())

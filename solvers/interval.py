@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import shown
 from ..theory.errors import DuelboundError
 from ..theory.matrix import PreferenceMatrix
 from ..theory.posterior import sample_posterior, winner_set_shares
@@ -240,7 +241,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
 def _check_request(level: float, method: str, draws: int, workers: int) -> int:
     """Refuse a bad level, method, number of draws or of workers; the draws as an int."""
     if not 0.0 < level < 1.0:
-        raise DuelboundError(f"level must lie in (0, 1), got {level!r}")
+        raise DuelboundError(f"level must lie in (0, 1), got {shown(level)}")
     if method not in METHODS:
         raise DuelboundError(f"unknown interval method {method!r}; choose from {METHODS}")
     if int(draws) < 10:

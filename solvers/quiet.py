@@ -48,9 +48,12 @@ def _libc() -> ctypes.CDLL | None:
 def _flush_c_stdio() -> None:
     # A library that writes through C stdio buffers the bytes when fd 1 is a pipe; flush
     # them while fd 1 still points at the sink, or they would reach the real stdout later.
+    libc = _libc()
+    if libc is None:  # no C library to flush (exotic platforms)
+        return
     try:
-        _libc().fflush(None)
-    except (OSError, AttributeError):  # no C library to flush (exotic platforms)
+        libc.fflush(None)
+    except (OSError, AttributeError):  # a C library without fflush
         pass
 
 

@@ -601,3 +601,6 @@ def test_van_elteren_against_scipy_in_one_stratum():
 def test_negative_extension_budget_is_refused():
     with pytest.raises(DuelboundError, match="extend_budget must be >= 0"):
         verify_algorithm("d-ts", ["cyclic"], T=100, runs=1, extend_budget=-1)
+    # a numpy scalar is quoted as the number (numpy 2's repr is np.float64(-1.5))
+    with pytest.raises(DuelboundError, match=r"got -1\.5$"):
+        verify_algorithm("d-ts", ["cyclic"], T=100, runs=1, extend_budget=np.float64(-1.5))

@@ -233,6 +233,12 @@ def test_bad_arguments(kw):
         lower_bound_interval(np.array([[0, 3], [1, 0]]), **kw)
 
 
+def test_bad_level_is_quoted_as_the_number_not_a_numpy_repr():
+    # numpy 2's repr of a scalar is np.float64(1.5): the message quotes the number typed
+    with pytest.raises(DuelboundError, match=r"got 1\.5$"):
+        lower_bound_interval(np.array([[0, 3], [1, 0]]), level=np.float64(1.5))
+
+
 def test_bootstrap_flip_probability_is_binomial():
     W = np.array([[0, 30, 34], [20, 0, 21], [16, 29, 0]])  # 2 beats 1: a higher index wins
     rep = lower_bound_interval(W, method="bootstrap", draws=300, seed=0)

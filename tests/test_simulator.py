@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -185,6 +186,28 @@ def test_compile_notice_when_the_cache_is_cold(monkeypatch):
     # the real prediction: the runner was just compiled or loaded in this process
     monkeypatch.undo()
     assert sim.compiled_code_cached("uniform") is True
+
+
+@pytest.mark.parametrize("index, expected", [
+    ({}, False), ({("sig",): "file"}, True), (EOFError(), None),
+    (pickle.UnpicklingError(), None), (PermissionError(), None), (None, None)])
+def test_cache_prediction_reads_the_index_or_says_it_cannot(monkeypatch, index, expected):
+    # a runner not compiled in this process: the answer comes from numba's index file; a
+    # truncated, corrupt or unreadable index (or internals renamed: no _cache) is None
+    from types import SimpleNamespace
+
+    import duelbound.checks.simulate.simulator as sim
+
+    def load():
+        if isinstance(index, BaseException):
+            raise index
+        return index
+
+    cache = None if index is None else SimpleNamespace(_cache_file=SimpleNamespace(
+        _load_index=load))
+    runner = SimpleNamespace(signatures=[], _cache=cache)
+    monkeypatch.setattr(sim, "_dispatcher", lambda algorithm: runner)
+    assert sim.compiled_code_cached("uniform") is expected
 
 
 def test_progress_follows_quiet_progress_and_the_terminal(capsys):

@@ -52,7 +52,9 @@ def _unique(items: list) -> dict:
     return out
 
 def _finite(text: str) -> float:  # the hook for floats and for NaN / Infinity
-    return f if math.isfinite(f := float(text)) else _need(False, "json", f"non-finite {text}")
+    if not math.isfinite(f := float(text)):
+        raise CertificateError("json", f"non-finite {text}")
+    return f
 
 def loads(text: str):
     """JSON text → object; duplicate keys and non-finite numbers are kind "json"."""
@@ -114,7 +116,8 @@ def _read(doc) -> dict:
               "; version 1 files are no longer accepted: write the certificate again with "
               "duelbound bounds --certificate" if type(ver) is int and ver == 1 else ""))
     K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else None
-    _need(type(K) is int and K >= 2, "schema", "matrix.K: an integer >= 2 is required")
+    if type(K) is not int or K < 2:  # an explicit test so that K is an int below
+        raise CertificateError("schema", "matrix.K: an integer >= 2 is required")
     c = _parse(doc, _SCHEMA, "certificate", K)
     _need(len(c["matrix"]["mu"]) == K and all(len(r) == K for r in c["matrix"]["mu"])
           and len(c["losses"]) == K, "schema", f"matrix.mu must be K x K, losses K long (K = {K})")
@@ -164,6 +167,7 @@ def _d_inside(mu: Fraction, dl: Fraction, dh: Fraction) -> bool | None:
     for lo, hi in (kl_half_bounds(mu, bits) for bits in (128, 512, 2048)):
         if dl <= lo and hi <= dh or hi < dl or dh < lo:
             return dl <= lo and hi <= dh
+    return None
 
 
 # -- the proof: steps 3-9 of the specification ----------------------------------------------
@@ -194,7 +198,8 @@ def _rivals(i1: int, L: list[int], sup: list[list[int]]):
 
 def _rows(e: dict, i1: int, T: dict) -> dict:
     """Step 5 (dual rows, box) for winner i1; returns Aᵀy as {pair: {q: Σ numerators}}."""
-    L, l1, beaten, beats, g = T["L"], T["L"][i1], T["beaten"], T["beats"], {}
+    L, l1, beaten, beats = T["L"], T["L"][i1], T["beaten"], T["beats"]
+    g: dict[tuple[int, int], dict[int, int]] = {}
     for k, r in enumerate(e["dual"]):
         y, i2, l, I, S = r["y"], r["i2"], r["l"], r["I"], r["S"]
         if not (y > 0 and i2 != i1 and max(0, l1 - 1) <= l <= T["l2"] and (I or S)

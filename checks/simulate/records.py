@@ -71,7 +71,7 @@ class RunRecord:
             "counts": self.counts.tolist(), "wins": self.wins.tolist(),
             "wall_time": float(self.wall_time),
         }
-        if self.pairs is not None:
+        if self.pairs is not None and self.outcomes is not None:  # logged together
             out["pairs"] = self.pairs.tolist()
             out["outcomes"] = self.outcomes.tolist()
         return out
@@ -273,8 +273,8 @@ class SimulationResult:
                          for t, y in zip(rec.checkpoints, rec.regret[c])]
             else:
                 iu, ju = np.triu_indices(self.K)
-                rows += [{**ident, "i": int(i), "j": int(j), "arm_i": self.label(i),
-                          "arm_j": self.label(j), "N": int(rec.counts[i, j]),
+                rows += [{**ident, "i": int(i), "j": int(j), "arm_i": self.label(int(i)),
+                          "arm_j": self.label(int(j)), "N": int(rec.counts[i, j]),
                           "W_ij": int(rec.wins[i, j]), "W_ji": int(rec.wins[j, i])}
                          for i, j in zip(iu, ju)]
         return rows

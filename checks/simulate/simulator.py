@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -250,6 +251,11 @@ def progress_bar(total: int, desc: str, enabled: bool | None, unit: str = "run")
                 ascii=not tty)
 
 
+def _dispatcher(algorithm: str) -> Any:
+    """The compiled runner of ``algorithm``: a numba Dispatcher (numba is untyped)."""
+    return get_algorithm(algorithm).runner
+
+
 def compiled_code_cached(algorithm: str) -> bool | None:
     """Whether numba's on-disk cache holds a compiled runner of ``algorithm`` for its current
     source (True), holds none (False), or cannot be inspected (None).
@@ -258,12 +264,18 @@ def compiled_code_cached(algorithm: str) -> bool | None:
     stamp differs from the module file is stale and counts as empty).  Callees edited since
     are not tracked by numba either (docs/simulator.md, "Tests").
     """
-    runner = get_algorithm(algorithm).runner
+    runner = _dispatcher(algorithm)
+    if runner.signatures:  # already compiled (or loaded) in this process
+        return True
+    # numba has no public "is it cached on disk" query (Dispatcher.stats counts hits only
+    # after a compile), so this reads the private index; the errors below are those of
+    # internals renamed (AttributeError) or of an unreadable, truncated or foreign index
+    # file (open, pickle.load on corrupt bytes, the (stamp, overloads) unpacking): no
+    # prediction then.
     try:
-        if runner.signatures:  # already compiled (or loaded) in this process
-            return True
         return bool(runner._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 -- numba internals may change: no prediction
+    except (AttributeError, OSError, EOFError, ValueError, TypeError, KeyError, IndexError,
+            ImportError, pickle.UnpicklingError):
         return None
 
 
@@ -304,7 +316,7 @@ def warm_up(M, algorithm: str, params: dict | None = None, *, notice: bool = Tru
     timer = None
     if cached is False:
         say()
-    elif cached is None or not get_algorithm(algorithm).runner.signatures:
+    elif cached is None or not _dispatcher(algorithm).signatures:
         timer = threading.Timer(_COMPILE_NOTICE_AFTER, say)
         timer.daemon = True
         timer.start()

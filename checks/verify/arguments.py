@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from ...errors import shown
 from ...theory.errors import DuelboundError
 
 __all__ = ["check_arguments", "check_extend_budget", "exec_spec", "factory_spec",
@@ -119,5 +120,5 @@ def check_extend_budget(seconds: float) -> float:
     """The sequential horizons' budget in seconds (>= 0; 0 disables them)."""
     if not seconds >= 0:
         raise DuelboundError(f"extend_budget must be >= 0 seconds (0 disables the sequential "
-                             f"horizons), got {seconds!r}")
+                             f"horizons), got {shown(seconds)}")
     return float(seconds)

@@ -133,7 +133,7 @@ class AlgorithmSpec:
 
     name: str
     runner: Callable[..., Any]
-    defaults: dict[str, float] = field(default_factory=dict)
+    defaults: dict[str, float | str] = field(default_factory=dict)  # "membership" is text
     source: str = ""
     copeland: bool = True  # targets Copeland winners (False: Condorcet-only baselines)
     #: optional ``prepare(M, env) -> tuple`` of extra runner arguments (before the params)
