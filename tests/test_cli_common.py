@@ -30,6 +30,8 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 from duelbound.cli import common  # noqa: E402
 from duelbound.theory.errors import DuelboundError  # noqa: E402
 
@@ -37,6 +39,8 @@ JSON_COMMANDS = [
     ["structure", "--example", "cyclic"],
     ["datasets", "cyclic"],
     ["bounds", "--example", "cyclic", "--no-certify"],
+    ["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "300", "--runs", "2",
+     "--workers", "1"],
 ]
 
 
@@ -121,7 +125,7 @@ def test_old_spellings_are_hidden_aliases_that_warn(capsys):
         p.parse_args(["--quiet", "--progress"])
 
 
-@pytest.mark.parametrize("command", ["bounds", "sweep", "table"])
+@pytest.mark.parametrize("command", ["bounds", "sweep", "table", "simulate", "verify"])
 def test_every_command_takes_workers_and_quiet(command, capsys):
     with pytest.raises(SystemExit) as info:
         main([command, "--help"])
@@ -150,3 +154,91 @@ def test_cite_bib_is_written_atomically(tmp_path, capsys):
     link.symlink_to(bib)
     assert main(["cite", "--bib", str(link)]) == 2
     assert "symbolic link" in capsys.readouterr().err
+
+
+# -- simulate and verify speak the dialect too ------------------------------------------
+
+def test_simulate_processes_is_an_alias_of_workers_that_warns(capsys):
+    argv = ["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "200",
+            "--runs", "2", "--quiet"]
+    assert main([*argv, "--processes", "1", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "--processes is deprecated" in err and "--workers" in err
+    assert json.loads(out)["results"][0]["runs"] == 2
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--workers", "0"])
+    assert info.value.code == 2
+
+
+def _verdicts(report: dict) -> list:
+    return [(m["name"], [(c["name"], c["verdict"]) for c in m["checks"]])
+            for m in report["matrices"]]
+
+
+def test_verify_json_bare_prints_json_and_json_file_keeps_the_text(tmp_path, capsys):
+    argv = ["verify", "uniform", "--only", "cyclic", "--T", "200", "--runs", "1",
+            "--replay", "1", "--quiet"]
+    code = main([*argv, "--json"])
+    bare = json.loads(capsys.readouterr().out)   # stdout is one JSON document
+    target = tmp_path / "r.json"
+    assert main([*argv, "--json", str(target)]) == code
+    text = capsys.readouterr().out
+    assert "overall:" in text and not text.lstrip().startswith("{")
+    assert _verdicts(json.loads(target.read_text())) == _verdicts(bare)
+    assert [m["name"] for m in bare["matrices"]] == ["cyclic"]
+
+
+@pytest.fixture
+def verify_suite(monkeypatch):
+    """verify's command line -> the names and matrices it would judge (no run)."""
+    from duelbound.cli import verify as cli
+
+    seen = {}
+
+    def fake(spec, mats, **kw):
+        seen["mats"] = mats
+        raise SystemExit(0)
+
+    monkeypatch.setattr("duelbound.checks.verify.harness.verify_algorithm", fake)
+
+    def suite(*argv):
+        p = argparse.ArgumentParser()
+        cli.add_arguments(p)
+        with pytest.raises(SystemExit):
+            cli.run(p.parse_args(list(argv)))
+        return seen.pop("mats")
+    return suite
+
+
+def test_verify_reads_matrices_like_every_other_command(verify_suite, tmp_path, dataset_dir):
+    default = ["cyclic", "multi_winner", "unique_copeland"]
+    mine = tmp_path / "mine.txt"
+    mine.write_text((dataset_dir / "cyclic.txt").read_text())
+    counts = tmp_path / "wins.csv"
+    counts.write_text("0,3,1\n1,0,4\n2,1,0\n")
+    assert [m.name for m in verify_suite("d-ts", str(mine))] == [*default, "mine"]
+    assert [m.name for m in verify_suite("d-ts", "--example", "mslr5")] == [*default, "mslr5"]
+    got = verify_suite("d-ts", "--counts", str(counts), "--name", "w")
+    assert [m.name for m in got] == [*default, "w"]
+    # the plug-in estimate W_ij / (W_ij + W_ji), by hand
+    expected = [[0.5, 3 / 4, 1 / 3], [1 / 4, 0.5, 4 / 5], [2 / 3, 1 / 5, 0.5]]
+    assert np.allclose(got[-1].values, expected, rtol=0, atol=1e-12)
+    got = verify_suite("d-ts", "--only", "cyclic", "--counts", str(counts))
+    assert [m.name for m in got] == ["cyclic", "wins"]
+    # --matrices keeps adding to the suite; --exec takes its positionals as matrix FILEs
+    assert [m.name for m in verify_suite("d-ts", "--matrices", str(mine))] == [*default, "mine"]
+    assert [m.name for m in verify_suite("--exec", "./x", "--isolation", "process",
+                                         "--only", str(mine))] == ["mine"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("0,0,1\n0,0,1\n1,1,0\n", "no comparisons of (0,1)"),   # arms 0 and 1 never met
+    ("0,2,1\n2,0,1\n1,1,0\n", "won equally often"),        # ties, no --break-ties
+])
+def test_verify_refuses_counts_without_an_estimate_in_one_line(tmp_path, capsys, content,
+                                                               message):
+    counts = tmp_path / "wins.csv"
+    counts.write_text(content)
+    assert main(["verify", "d-ts", "--counts", str(counts), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err

@@ -55,7 +55,7 @@ def test_simulate_bad_runs():
 def test_cli_simulate_json(tmp_path, capsys):
     out = tmp_path / "r.json"
     rc = main(["simulate", "--example", "multi_winner", "--algorithms", "rucb,uniform",
-               "--T", "2e3", "--runs", "2", "--seed", "1", "--processes", "1",
+               "--T", "2e3", "--runs", "2", "--seed", "1", "--workers", "1",
                "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
@@ -147,7 +147,7 @@ def test_json_is_written_before_a_failing_plot(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(records, "plot_results", broken)
     out = tmp_path / "r.json"
     rc = main(["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "500",
-               "--runs", "2", "--processes", "1", "--quiet", "--json", str(out),
+               "--runs", "2", "--workers", "1", "--quiet", "--json", str(out),
                "--plot", str(tmp_path / "r.png")])
     err = capsys.readouterr().err
     assert rc == 2 and f"the results are in {out}" in err
@@ -216,7 +216,7 @@ def test_progress_follows_quiet_progress_and_the_terminal(capsys):
     assert feedback_enabled(None) is False  # pytest's stderr is not a terminal
     assert feedback_enabled(True) is True and feedback_enabled(False) is False
     argv = ["simulate", "--example", "cyclic", "--algorithms", "uniform", "--T", "300",
-            "--runs", "2", "--processes", "1"]
+            "--runs", "2", "--workers", "1"]
     assert main(argv) == 0
     assert capsys.readouterr().err == ""
     assert main([*argv, "--progress"]) == 0
@@ -320,7 +320,7 @@ def test_ctrl_c_keeps_finished_algorithms_and_exits_130(tmp_path, processes):
              "from duelbound.cli import main; raise SystemExit(main(sys.argv[1:]))")
     proc = subprocess.Popen(
         [sys.executable, "-c", start, "simulate", str(mat), "--algorithms", "uniform,cw-rmed",
-         "--T", "1e6", "--runs", "2", "--processes", processes, "--json", str(out),
+         "--T", "1e6", "--runs", "2", "--workers", processes, "--json", str(out),
          "--plot", str(png)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = ""
     while not first.startswith("uniform"):  # uniform finished: cw-rmed starts

@@ -3,10 +3,12 @@
 Prints, per algorithm (named with its parameters), the mean ± std of R(T) in the
 komiyama convention, its ratio to log T, the most played arm and the duels/s;
 optionally a plot (mean regret vs t on a log-t axis, shaded 10–90 % quantile band over
-the runs, C*·log t and C^E*·log t) and JSON.  Output paths are checked before anything
-runs; the JSON is written before the plot.  A progress bar per algorithm, over the duels
-of its runs with the time left (and a one-line notice when numba compiles the simulator,
-first run only), goes to stderr when it is a terminal.  Ctrl-C stops the runs at once:
+the runs, C*·log t and C^E*·log t) and JSON (bare ``--json``: the JSON on stdout instead
+of the table; ``--json FILE``: the table, and FILE written atomically).  Output paths
+are checked before anything runs; the JSON is written before the plot.  A progress bar
+per algorithm, over the duels of its runs with the time left (and a one-line notice when
+numba compiles the simulator, first run only), goes to stderr when it is a terminal
+(``--progress``: always; ``--quiet``: never).  Ctrl-C stops the runs at once:
 the algorithms that had finished are kept (printed, and written to --json and --plot),
 a one-line note says what was interrupted, and the exit status is 130.
 
@@ -21,6 +23,7 @@ examples:
       (K = 30: CW-RMED alone ~40 s per run, ~7 min for 20 runs on 2 cores; Ctrl-C keeps
       the algorithms that finished)
   duelbound simulate --example cyclic --T 1e5 --plot r.png --log-y --json r.json --quiet
+  duelbound simulate --example cyclic --algorithms d-ts --T 1e4 --runs 4 --workers 2 --json
 """
 
 from __future__ import annotations
@@ -33,12 +36,16 @@ from ..theory.errors import DuelboundError
 from .common import (
     PLOT_EXTENSIONS,
     add_feedback_arguments,
+    add_json_option,
     add_matrix_arguments,
+    add_workers_option,
+    check_json_option,
     check_output_path,
+    emit_json,
     feedback,
     horizon,
+    json_only,
     load_matrix,
-    write_json,
 )
 
 NAME = "simulate"
@@ -53,16 +60,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--T", type=horizon, default=10**5, help="horizon (1e6 notation ok)")
     parser.add_argument("--runs", type=int, default=10, help="independent runs (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    parser.add_argument("--processes", type=int, default=None, help="worker processes")
+    add_workers_option(parser, help="worker processes of the runs (default: min(runs, CPUs); 1: "
+                                    "in this process)")
     parser.add_argument("--plot", metavar="FILE", help="regret-vs-t plot (.png/.svg/.pdf)")
     parser.add_argument("--log-y", action="store_true", help="logarithmic regret axis in --plot")
-    parser.add_argument("--json", metavar="FILE", help="write the results as JSON ('-': stdout)")
+    add_json_option(parser)
     add_feedback_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.plot, PLOT_EXTENSIONS, "--plot")
-    check_output_path(args.json, None, "--json")
+    check_json_option(args)
     from ..checks.simulate.records import algorithm_label, plot_results
     from ..checks.simulate.simulator import (
         ALGORITHMS,
@@ -82,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     bounds = matrix_bounds(M) if args.plot else {}
     results = []
     logT = math.log(args.T) if args.T > 1 else 1.0
-    text = args.json != "-"
+    text = not json_only(args)
     width = max(len(algorithm_label(n, ALGORITHMS[n].defaults)) for n in names)
     if text:
         print(f"matrix {M.name or '-'} (K = {M.K}), T = {args.T}, runs = {args.runs}, "
@@ -92,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     stopped = None
     for name in names:
         try:
-            res = simulate(M, name, args.T, args.runs, args.seed, processes=args.processes,
+            res = simulate(M, name, args.T, args.runs, args.seed, processes=args.workers,
                            progress=feedback(args))
         except SimulationInterrupted as exc:
             stopped = exc
@@ -110,7 +118,7 @@ def _write(M, results: list, stopped, args: argparse.Namespace, plot_results) ->
         doc = {"matrix": M.to_dict(), "results": [r.to_dict() for r in results]}
         if stopped is not None:
             doc["interrupted"] = stopped.to_dict()
-        write_json(doc, args.json)
+        emit_json(args, doc)
     if stopped is not None:
         return _interrupted(stopped, results, args, plot_results)
     if args.plot:

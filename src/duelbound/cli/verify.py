@@ -26,9 +26,17 @@ written).
 examples:
   duelbound verify examples.my_algorithms:dts --reference d-ts
   duelbound verify mypkg.algos:make --T 1e5 --runs 8 --json report.json
-  duelbound verify ecw-rmed --matrices my_matrix.txt      # default suite + my_matrix.txt
+  duelbound verify ecw-rmed my_matrix.txt       # default suite + my_matrix.txt (or --matrices)
+  duelbound verify d-ts --only cyclic --example mslr5 --json   # two matrices, JSON on stdout
+  duelbound verify d-ts --counts wins.csv       # default suite + the counts' estimate W/(W+Wᵀ)
   duelbound verify mypkg.algos:make --only mslr5 --replay 1234567
   duelbound verify --exec "./my_dts --fast"      # any language: the line protocol
+  duelbound verify --exec ./my_dts m.txt         # with --exec, positionals are matrix FILEs
+
+matrices: the default suite plus every FILE, --example, --counts, --comparisons and
+--matrices NAME|FILE (read as in every other command); --only NAME|FILE drops the
+default suite.  Counts and logs stand for their plug-in estimate µ̂ = W/(W+Wᵀ); a pair
+never compared or won equally often (without --break-ties) is refused in one line.
 """
 
 from __future__ import annotations
@@ -38,7 +46,21 @@ import os
 import sys
 
 from ..theory.errors import DuelboundError
-from .common import check_output_path, horizon, write_json
+from .common import (
+    add_feedback_arguments,
+    add_json_option,
+    add_matrix_arguments,
+    add_workers_option,
+    check_json_option,
+    check_output_path,
+    emit_json,
+    feedback,
+    horizon,
+    input_count,
+    json_only,
+    load_matrices,
+    write_json,
+)
 
 NAME = "verify"
 ORDER = 60
@@ -56,11 +78,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "docs/verification.md)")
     parser.add_argument("--protocol", choices=("auto", "select", "duel"), default="auto",
                         help="default: detected from what the factory returns")
+    add_matrix_arguments(parser, many=True)   # FILE, --example, --counts, --comparisons
     parser.add_argument("--matrices", action="append", default=[], metavar="NAME|FILE",
                         help="bundled dataset or matrix file added to the default suite ("
-                             f"{', '.join(DEFAULT_MATRICES)}); repeatable")
+                             f"{', '.join(DEFAULT_MATRICES)}), like FILE or --example; "
+                             "repeatable")
     parser.add_argument("--only", action="append", default=[], metavar="NAME|FILE",
-                        help="verify on these matrices only (replaces the default suite)")
+                        help="no default suite: verify on these matrices (and any FILE, "
+                             "--example, --counts, --comparisons) only; repeatable")
     parser.add_argument("--T", type=horizon, default=DEFAULT_T,
                         help=f"horizon (accepts 1e5; default {DEFAULT_T})")
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS,
@@ -83,8 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extend-budget", type=float, default=None, metavar="SEC",
                         help="seconds for re-running undecided matrices at 4T, 16T, ... "
                              "(sequential horizons; default 240; 0 disables)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="parallel runs (default: half the CPUs)")
+    add_workers_option(parser, help="parallel runs (default: half the CPUs)")
     parser.add_argument("--generated", type=int, default=None, metavar="N",
                         help="matrices drawn from the secret environment seed, added to the "
                              "suite (default 1; 0 with --only)")
@@ -98,18 +122,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sandbox (default; refused when none works) or process: no "
                              "sandbox, for trusted code only (a hostile module can forge "
                              "the report, and the report says so)")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write the JSON report ('-': stdout), atomically; an "
-                             "existing FILE must be a regular file (never a symlink, FIFO "
-                             "or device)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_json_option(parser, "the report")   # an existing FILE: a regular .json file only
+    add_feedback_arguments(parser)
 
 
-def _matrices(specs: list[str]):
+def _positional_files(args: argparse.Namespace) -> None:
+    """With ``--exec`` there is no MODULE:FACTORY: the first positional is a matrix FILE."""
+    if args.exec_command is None or args.algorithm is None:
+        return
+    if ":" in args.algorithm and not os.path.exists(args.algorithm):
+        raise DuelboundError("give MODULE:FACTORY (or a bundled name) or --exec COMMAND")
+    args.files, args.algorithm = [args.algorithm, *args.files], None
+
+
+def _route_specs(args: argparse.Namespace) -> None:
+    """``--matrices`` / ``--only`` NAME|FILE to the shared reader: a bundled name is an
+    ``--example`` (as before, a name wins over a file of that name), anything else a FILE."""
     from ..theory import datasets
-    from ..theory.io import read_matrix
 
-    return [datasets.load(s) if s in datasets.names() else read_matrix(s) for s in specs]
+    names = set(datasets.names())
+    specs = [*args.matrices, *args.only]
+    # new lists: the parser's default lists are never mutated
+    args.example = [*args.example, *(s for s in specs if s in names)]
+    args.files = [*args.files, *(s for s in specs if s not in names)]
+
+
+def suite(args: argparse.Namespace) -> list:
+    """The matrices to verify on: the default suite (unless ``--only``) followed by every
+    matrix the command line names, read by the shared reader (:func:`load_matrices`:
+    the formats, ``--break-ties``, ``--name`` and errors of every other command).
+
+    ``--counts`` / ``--comparisons`` give their plug-in estimate µ̂_ij = W_ij/(W_ij+W_ji):
+    verify then judges the algorithm on that matrix as its environment.  A pair never
+    compared, or won equally often without ``--break-ties``, has no µ̂ and is refused in
+    one line (the reader's message).
+    """
+    from ..checks.verify.harness import DEFAULT_MATRICES
+    from ..theory import datasets
+
+    _positional_files(args)
+    _route_specs(args)
+    mats = [] if args.only else [datasets.load(n) for n in DEFAULT_MATRICES]
+    return mats + (load_matrices(args) if input_count(args) else [])
 
 
 def check_report_path(path: str | None) -> None:
@@ -168,23 +222,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..checks.verify.harness import DEFAULT_MATRICES, load_factory, verify_algorithm
+    from ..checks.verify.harness import load_factory, verify_algorithm
     from ..checks.verify.judge import harden
     from ..checks.verify.runs import Progress
     from ..checks.verify.sandbox import isolation
-    from ..theory import datasets
 
     harden()   # the matrices live here too: no /proc/PID/mem for the algorithm's process
     check_report_path(args.json)   # before any run, not after
+    mats = suite(args)   # first: --exec's positional FILE; bad matrices refused before runs
+    check_json_option(args)   # an input (FILE, --only, ...) or a non-.json file: refused
     if (args.algorithm is None) == (args.exec_command is None):
         raise DuelboundError("give MODULE:FACTORY (or a bundled name) or --exec COMMAND")
     if _needs_sandbox(args):
         isolation(args.isolation)   # no working sandbox: one line, before any work
     spec = load_factory(args.algorithm) if args.exec_command is None else None  # never imported
-    if args.only:
-        mats = _matrices(args.only)
-    else:
-        mats = [datasets.load(n) for n in DEFAULT_MATRICES] + _matrices(args.matrices)
     report = verify_algorithm(spec, mats, T=args.T, runs=args.runs, reference=args.reference,
                     protocol=args.protocol, claimed_coefficient=args.claimed,
                     time_limit=args.time_limit, hang_timeout=args.hang_timeout,
@@ -192,14 +243,14 @@ def _run(args: argparse.Namespace) -> int:
                     extend_budget=args.extend_budget,
                     workers=args.workers, name=args.algorithm or f"exec {args.exec_command}",
                     environment_seed=args.replay,
-                    progress=not args.quiet and sys.stderr.isatty(),
+                    progress=bool(feedback(args, default=sys.stderr.isatty())),
                     generated=args.generated if args.generated is not None else
                     (0 if args.only else 1),
                     startup_timeout=args.startup_timeout, relabel=not args.no_relabel,
                     command=args.exec_command, isolation=args.isolation)
     Progress.phase("report")
-    if args.json == "-":
-        write_json(report.to_dict())
+    if json_only(args):
+        emit_json(args, report.to_dict())
     else:
         if args.json:   # first: a reader that closes stdout early (| head) loses no file
             _write_report(report.to_dict(), args.json)
