@@ -40,7 +40,6 @@ COMPLEX_FUNCTIONS: dict[tuple[str, str], int] = {
     ("duelbound.checks.verify.harness", "_protocol_check"): 40,
     ("duelbound.checks.verify.harness", "verify_algorithm"): 40,
     ("duelbound.checks.verify.judge", "judge_run"): 66,
-    ("duelbound.checks.verify.verdicts", "consistency_check"): 46,
     ("duelbound.cli.sweep_report", "run"): 23,
     ("duelbound.solvers.cstar", "lower_bound"): 33,
     ("duelbound.solvers.exact_lp", "solve_exact"): 45,
