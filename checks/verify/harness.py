@@ -57,10 +57,17 @@ from .arguments import (
 from .interrupts import INTERRUPTS, Interrupted
 from .judge import Limits, detect_protocol, new_environment_seed
 from .record import JudgedRun
-from .report import EXIT_CODES, MatrixReport, VerifyReport, condorcet_reasons
+from .report import (
+    EXIT_CODES,
+    MatrixReport,
+    VerifyReport,
+    condorcet_reasons,
+    cut_by_budget,
+    not_judged,
+)
 from .runs import Progress, plan_jobs, run_jobs, run_seed
 from .sandbox import isolation as sandbox_isolation
-from .schedule import Schedule
+from .schedule import EXTENDED_CHECKS, Schedule
 from .suite import DEFAULT_MATRICES, borda_winner, generated_matrices, suite
 from .verdicts import Check
 
@@ -110,7 +117,11 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
     memory_limit : float
         GiB of address space of the algorithm's process.
     budget : float
-        Wall-clock seconds for everything; runs not started by then are INCONCLUSIVE.
+        Wall-clock seconds for everything, a hard limit: at the budget the runs still
+        running are stopped (their record up to the last duel kept and judged), runs
+        not started are not run, a later stage cut keeps the matrix's earlier report;
+        ``VerifyReport.not_judged`` names what was not judged and the verdict is never
+        PASS then.
     workers : int, optional
         Runs in parallel (default: half the CPUs, at least 1: each run keeps the
         algorithm's process and its judge busy).
@@ -164,6 +175,8 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
                     startup_timeout=float(startup_timeout or max(60.0, 3 * hang_timeout)),
                     mem_bytes=int(memory_limit * 2**30), isolation=isolation)
     start = time.perf_counter()
+    # the budget is hard: each judge stops its run at this moment (process.Watchdog)
+    limits = replace(limits, deadline=time.monotonic() + float(budget))
     # SIGINT / SIGTERM noted from here on (the CLI installed them earlier still): each
     # phase ends early and the report says what was not judged (runs.INTERRUPTS)
     with INTERRUPTS.installed():
@@ -175,6 +188,7 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
         schedule = Schedule(T, len(mats), extend, start, runs=runs, budget=budget)
         reports: dict[int, MatrixReport] = {}
         exhausted = False
+        unjudged: list[str] = []
         for horizon, todo in schedule:
             INTERRUPTS.ensure()   # a library imported meanwhile may have replaced them
             bar.stage(horizon, todo, schedule.first)
@@ -188,6 +202,7 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
             exhausted = exhausted or out_of_budget
             Progress.phase("verdicts")
             stage = judge.stage(todo, results, horizon, reports)
+            unjudged += not_judged(names, todo, results, horizon, reports)
             reports.update(schedule.judged(stage, reports,
                                            INTERRUPTS.signum is not None or out_of_budget))
         every = [reports[mi] for mi in range(len(mats))]
@@ -200,7 +215,8 @@ def verify_algorithm(factory: Callable | str | None, matrices: Sequence[Any] | N
         matrices=matrices, wall_time=time.perf_counter() - start, budget_exhausted=exhausted,
         environment_seed=master, suite_checks=suite_checks,
         reasons=condorcet_reasons(matrices), environment_error=_environment_error(matrices),
-        isolation=_isolation(kind, relabel, isolation), interrupted=interrupted)
+        isolation=_isolation(kind, relabel, isolation), interrupted=interrupted,
+        budget=float(budget), not_judged=unjudged)
 
 
 def _probe(spec: str, K: int, T: int, seed: int, protocol: str, limits: Limits) -> str:
@@ -242,13 +258,26 @@ class _MatrixJudge:
         out = {}
         for mi in todo:
             INTERRUPTS.ensure()
-            if INTERRUPTS.signum is None:
+            if INTERRUPTS.signum is None and mi in reports and cut_by_budget(results, mi):
+                out[mi] = self.stage_cut(mi, results, T, reports[mi])
+            elif INTERRUPTS.signum is None:
                 out[mi] = self(mi, results, T, reports.get(mi))
             elif mi in reports:
                 out[mi] = reports[mi]
             else:
                 out[mi] = self.not_judged(mi, results, T, str(INTERRUPTS.name))
         return out
+
+    def stage_cut(self, mi: int, results: dict[tuple, JudgedRun], T: int,
+                  previous: MatrixReport) -> MatrixReport:
+        """Matrix ``mi`` judged at an earlier stage, whose stage at ``T`` the budget cut:
+        the earlier report stands (its runs complete; a stage cut whatever its runs showed
+        is dropped whole, no survivorship), its undecided checks say the stage was cut."""
+        added = sum(k[0] == "user" and k[1] == mi for k in results)
+        more = added if T == previous.horizon else None
+        return replace(previous, checks=V.beyond_budget(
+            previous.checks, previous.horizon, T, 0.0, 0.0, EXTENDED_CHECKS, more_runs=more,
+            why="its runs were cut by the wall-clock budget (--budget), not judged"))
 
     def not_judged(self, mi: int, results: dict[tuple, JudgedRun], T: int, signal_name: str
                    ) -> MatrixReport:

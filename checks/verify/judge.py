@@ -308,6 +308,9 @@ def _stop_error(ref: _Referee, end: _Ending, rate: float, limits: Limits, startu
         ref.record("timeout", t + 1, f"time limit {limits.time_limit:g} s reached after {t} "
                    f"of {T} duels ({rate:.3g} duels/s; still making progress — too slow, not "
                    f"hung: T = {T} needs about {need:.3g} s, --T {feasible} fits the limit)")
+    elif end.stop == "budget":   # not the algorithm's doing: NOT_RUN, judged as recorded
+        ref.record("budget", t + 1, f"cut by the wall-clock budget after {t} of {T} duels "
+                   "(judged up to its last duel)")
     elif end.stop == "startup":
         ref.record("startup", 0, f"start-up limit {startup:g} s reached: importing the "
                    "module and building factory(K, T, seed) did not finish (no duel asked)")
@@ -363,7 +366,8 @@ def _converse(spec: str, M: PreferenceMatrix | None, K: int, T: int, seed: int,
     mu = (M.values[np.ix_(perm, perm)].tolist() if M is not None else [[0.5] * K] * K)
     ch = AlgorithmProcess(cfg, limits, hidden)
     startup = limits.startup_timeout or max(3 * limits.hang_timeout, 60.0)
-    dog = Watchdog(ch, time.monotonic() + limits.time_limit, limits.hang_timeout, startup)
+    dog = Watchdog(ch, time.monotonic() + limits.time_limit, limits.hang_timeout, startup,
+                   limits.deadline)
     dog.start()
     ref = _Referee(ch, dog, K, T, perm, mu, make_rng(int(environment_seed)), probe)
     try:

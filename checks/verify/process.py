@@ -49,6 +49,9 @@ class Limits:
     mem_bytes: int = 4 << 30         # RLIMIT_AS
     output_bytes: int = 4 << 20      # RLIMIT_FSIZE: captured stdout/stderr
     isolation: str = "sandbox"       # or "process" (sandbox.isolation)
+    #: time.monotonic() at which the verification's --budget ends: a run still running
+    #: then is stopped like one at its time limit, its record kept (kind "budget")
+    deadline: float | None = None
 
 
 def _child_env(token: str) -> dict[str, str]:
@@ -457,12 +460,15 @@ class AlgorithmProcess:
 
 
 class Watchdog(threading.Thread):
-    """Kills the child when the run's time limit passes or no message comes for
-    ``hang`` seconds (``startup`` before READY); records why."""
+    """Kills the child when the run's time limit passes, the verification's budget ends
+    (``budget``: a ``time.monotonic()``) or no message comes for ``hang`` seconds
+    (``startup`` before READY); records why."""
 
-    def __init__(self, ch: AlgorithmProcess, deadline: float, hang: float, startup: float):
+    def __init__(self, ch: AlgorithmProcess, deadline: float, hang: float, startup: float,
+                 budget: float | None = None):
         super().__init__(daemon=True)
         self.ch, self.deadline, self.hang, self.startup = ch, deadline, hang, startup
+        self.budget = float("inf") if budget is None else budget
         self.count = [0]          # messages seen (the judge's loop increments it)
         self.ready = [False]
         self.kind: str | None = None
@@ -478,6 +484,8 @@ class Watchdog(threading.Thread):
             limit = self.hang if self.ready[0] else self.startup
             if now > self.deadline:
                 self.kind = "timeout"
+            elif now > self.budget:
+                self.kind = "budget"
             elif now - since > limit:
                 state = _proc_state(self.ch.target_pid())
                 self.kind = ("stopped" if state in ("T", "t") else

@@ -19,7 +19,8 @@ from .record import JudgedRun
 from .text import clean
 from .verdicts import Check, worst
 
-__all__ = ["EXIT_CODES", "MatrixReport", "VerifyReport", "condorcet_reasons", "reasons"]
+__all__ = ["EXIT_CODES", "MatrixReport", "VerifyReport", "condorcet_reasons", "reasons",
+           "cut_by_budget", "not_judged"]
 
 #: Exit codes of ``duelbound verify`` (and :attr:`VerifyReport.exit_code`).
 EXIT_CODES = {"PASS": 0, "WARN": 1, "FAIL": 1, "ERROR": 2, "INCONCLUSIVE": 3}
@@ -138,6 +139,11 @@ class VerifyReport:
         How the runs were isolated.
     interrupted : str or None
         ``"SIGINT"`` / ``"SIGTERM"``: a partial report.
+    budget : float or None
+        The wall-clock budget in seconds (``--budget``).
+    not_judged : list of str
+        What the budget left unjudged, one line per matrix and stage
+        (:func:`not_judged`); when it is not empty the verdict is never PASS.
     """
 
     algorithm: str
@@ -156,10 +162,14 @@ class VerifyReport:
     environment_error: dict[str, Any] | None = None
     isolation: str = ""
     interrupted: str | None = None
+    budget: float | None = None
+    not_judged: list[str] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
-        return worst([m.verdict for m in self.matrices] + [c.verdict for c in self.suite_checks])
+        """The worst verdict; INCONCLUSIVE instead of PASS when something was not judged."""
+        v = worst([m.verdict for m in self.matrices] + [c.verdict for c in self.suite_checks])
+        return "INCONCLUSIVE" if v == "PASS" and self.not_judged else v
 
     @property
     def exit_code(self) -> int:
@@ -200,7 +210,11 @@ class VerifyReport:
                          f"{_child_text(str(self.environment_error.get('message', '')))}")
         for r in self.reasons:
             lines.append(f"reason: {r}")
-        tail = ", budget exhausted" if self.budget_exhausted else ""
+        if self.budget_exhausted:
+            lines.append(f"budget: the wall-clock budget of {self.budget:g} s was reached; "
+                         "verdicts are on what was judged, never PASS on less than asked")
+        lines += [f"not judged: {line}" for line in self.not_judged]
+        tail = ", budget reached" if self.budget_exhausted else ""
         if self.interrupted:
             tail += f", INTERRUPTED by {self.interrupted}: partial report"
         lines.append(f"overall: {self.verdict}  (exit code {self.exit_code}; took "
@@ -308,3 +322,36 @@ def _share_reason(bad: list[MatrixReport]) -> list[str]:
 
 #: The name the driver calls (the Condorcet diagnosis is one of :func:`reasons`).
 condorcet_reasons = reasons
+
+
+_ROLES = {"user": "run", "ref": "reference run", "twin": "replay"}
+
+
+def _budget_runs(results: dict[tuple, JudgedRun], mi: int) -> list[tuple[tuple, JudgedRun]]:
+    return sorted(((k, r) for k, r in results.items()
+                   if k[1] == mi and r.error and r.error.get("kind") == "budget"),
+                  key=lambda kr: (list(_ROLES).index(kr[0][0]), kr[0][2]))
+
+
+def cut_by_budget(results: dict[tuple, JudgedRun], mi: int) -> bool:
+    """Did the budget stop or skip a run of matrix ``mi`` among ``results``?"""
+    return bool(_budget_runs(results, mi))
+
+
+def not_judged(names: list[str], todo: list[int], results: dict[tuple, JudgedRun],
+               horizon: int, previous: dict[int, MatrixReport]) -> list[str]:
+    """One line per matrix of a stage (``todo`` at ``horizon``) whose runs the budget cut
+    or never started: which runs, after how many duels; and, when the matrix was judged
+    at an earlier stage (``previous``), that the earlier report stands."""
+    out = []
+    for mi in todo:
+        hit = _budget_runs(results, mi)
+        if not hit:
+            continue
+        cut = [f"{_ROLES[k[0]]} {k[2]} after {r.steps}" for k, r in hit if r.steps]
+        none = [f"{_ROLES[k[0]]} {k[2]}" for k, r in hit if not r.steps]
+        parts = ([f"{', '.join(cut)} of {horizon} duels cut"] if cut else []) + \
+            ([f"{', '.join(none)} with no duel judged"] if none else [])
+        kept = f"; the report at T = {previous[mi].horizon} stands" if mi in previous else ""
+        out.append(f"{names[mi]} at T = {horizon}: {'; '.join(parts)}{kept}")
+    return out

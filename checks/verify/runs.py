@@ -27,7 +27,7 @@ from .record import NOT_RUN, JudgedRun, duel_summary
 from .sandbox import set_parent_death_signal
 
 __all__ = ["Job", "Interrupted", "Interrupts", "INTERRUPTS", "NOT_RUN", "Progress",
-           "plan_jobs", "run_jobs", "run_seed"]
+           "plan_jobs", "run_jobs", "run_seed", "BUDGET_GRACE"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,11 @@ class Job:
     def recorded_environment_seed(self) -> int | None:
         """The environment seed its record names (a bundled run draws from its seed)."""
         return self.environment_seed if self.kind == "user" else None
+
+
+#: Seconds past ``--budget`` after which a worker that has not sent its run's record (the
+#: judge stops the run at the budget itself) is stopped by the coordinator.
+BUDGET_GRACE = 3.0
 
 
 def run_seed(seed: int, m: int, r: int) -> int:
@@ -201,7 +206,10 @@ def run_jobs(jobs: list[Job], protocol: str, limits: Limits, budget: float, work
 
     Returns the records, whether the budget ran out and the signal that interrupted
     the runs (None when none did): on SIGINT/SIGTERM the workers are stopped (each
-    kills its algorithm's process first) and the runs not finished are marked.
+    kills its algorithm's process first) and the runs not finished are marked.  At the
+    budget (``limits.deadline``) each judge stops its run and sends the record up to its
+    last duel (error kind ``"budget"``); runs not started are marked, and a worker
+    silent :data:`BUDGET_GRACE` seconds later is stopped.
     """
     ctx = _context()
     out: dict[tuple, JudgedRun] = {}
@@ -213,6 +221,14 @@ def run_jobs(jobs: list[Job], protocol: str, limits: Limits, budget: float, work
         while pending or active:
             if INTERRUPTS.signum is not None:   # noted by the handler: stop here
                 raise Interrupted(INTERRUPTS.signum)
+            if active and time.perf_counter() - start > budget + BUDGET_GRACE:
+                # each judge stops its run at the budget and sends the record; one that has
+                # not (a bundled run, compiled) is stopped here, its record lost
+                _stop_all(list(active.values()), [], out, "budget", "not finished: "
+                          f"wall-clock budget {budget:g} s exhausted (record lost)")
+                active.clear()
+                exhausted = True
+                continue
             while pending and len(active) < workers:
                 if time.perf_counter() - start > budget:
                     exhausted = True
@@ -237,24 +253,29 @@ def run_jobs(jobs: list[Job], protocol: str, limits: Limits, budget: float, work
                     recv.close()
                     del active[recv]
                     out[job.key] = result
+                    exhausted = exhausted or (result.error or {}).get("kind") == "budget"
                     progress(job, result, len(jobs))
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", int(signal.SIGINT))
-        _stop_all(list(active.values()), pending, out, signal.Signals(signum).name)
+        name = signal.Signals(signum).name
+        _stop_all(list(active.values()), pending, out, "interrupted",
+                  f"not finished: interrupted by {name}", f"not run: interrupted by {name}")
         return out, exhausted, signum
     return out, exhausted, None
 
 
 def _stop_all(active: list[tuple[Job, Any, float]], pending: list[Job],
-              out: dict[tuple, JudgedRun], name: str) -> None:
+              out: dict[tuple, JudgedRun], kind: str, running: str, waiting: str = ""
+              ) -> None:
     """Stop the running workers (each kills its algorithm's process first) and mark every
-    run not finished as interrupted."""
+    run not finished with the error ``kind``: ``running`` for those stopped, ``waiting``
+    for those not started."""
     for _job, proc, _ in active:
         proc.terminate()   # the worker kills its algorithm's process, then exits
     for job, proc, _ in active:
         proc.join(5.0)
         if proc.is_alive():
             proc.kill()
-        out[job.key] = _not_run(job, "interrupted", f"not finished: interrupted by {name}")
+        out[job.key] = _not_run(job, kind, running)
     for job in pending:
-        out[job.key] = _not_run(job, "interrupted", f"not run: interrupted by {name}")
+        out[job.key] = _not_run(job, kind, waiting)
