@@ -85,3 +85,62 @@ def test_the_api_budget_is_hard_too(tmp_path, monkeypatch):
     assert run.error["kind"] == "budget" and 0 < run.steps < run.T
     assert r.matrices[0].check("protocol").rule == "not-run"
     assert r.wall_time < 4.0 + 5
+
+
+# --------------------------------------------------------------------------------------
+# What was not judged, from records built by hand (no run needed).
+# --------------------------------------------------------------------------------------
+
+def _budget_run(seed: int, T: int, steps: int):
+    from duelbound.checks.verify.record import JudgedRun
+
+    return JudgedRun(seed=seed, T=T, steps=steps, errors=(
+        {"kind": "budget", "step": steps + 1, "message": "cut"},))
+
+
+def test_not_judged_names_the_cut_runs_and_those_with_no_duel():
+    from duelbound.checks.verify.record import JudgedRun
+    from duelbound.checks.verify.report import cut_by_budget, not_judged
+
+    results = {("user", 0, 0): _budget_run(1, 100, 40),
+               ("user", 0, 1): JudgedRun.failed(seed=2, T=100, kind="budget", message="x"),
+               ("twin", 0, 0): _budget_run(1, 100, 0),
+               ("user", 1, 0): JudgedRun(seed=3, T=100, steps=100)}
+    assert cut_by_budget(results, 0) and not cut_by_budget(results, 1)
+    assert not_judged(["a", "b"], [0, 1], results, 100, {}) == [
+        "a at T = 100: run 0 after 40 of 100 duels cut; run 1, replay 0 with no duel judged"]
+
+
+def test_a_cut_later_stage_keeps_the_earlier_report():
+    from duelbound.checks.verify.harness import _MatrixJudge
+    from duelbound.checks.verify.report import MatrixReport, not_judged
+    from duelbound.checks.verify.verdicts import Check
+    from duelbound.theory import datasets
+
+    M = datasets.load("cyclic")
+    earlier = MatrixReport(name="cyclic", K=M.K, sha256="", runs=[], horizon=100,
+                           checks=[Check("protocol", "PASS", "clean", {}),
+                                   Check("consistency", "INCONCLUSIVE", "undecided", {})])
+    results = {("user", 0, 0): _budget_run(1, 400, 150)}
+    judge = _MatrixJudge([M], ["cyclic"], 1, None, None)
+    kept = judge.stage([0], results, 400, {0: earlier})[0]
+    assert kept.horizon == 100 and kept.runs == [] and kept.checks[0] == earlier.checks[0]
+    assert kept.check("consistency").verdict == "INCONCLUSIVE"
+    assert "T = 400 not run: its runs were cut by the wall-clock budget" in \
+        kept.check("consistency").message
+    assert not_judged(["cyclic"], [0], results, 400, {0: earlier}) == [
+        "cyclic at T = 400: run 0 after 150 of 400 duels cut; the report at T = 100 stands"]
+
+
+def test_a_report_with_something_not_judged_is_never_pass():
+    from duelbound.checks.verify.report import MatrixReport, VerifyReport
+    from duelbound.checks.verify.verdicts import Check
+
+    m = MatrixReport(name="a", K=3, sha256="", runs=[],
+                     checks=[Check("protocol", "PASS", "clean", {})])
+    kw = dict(algorithm="x", protocol="select", T=10, runs=1, seed=0, reference=None,
+              claimed_coefficient=None, matrices=[m], wall_time=1.0)
+    assert VerifyReport(**kw).exit_code == 0
+    r = VerifyReport(**kw, budget_exhausted=True, budget=5.0, not_judged=["a at T = 10: …"])
+    assert r.verdict == "INCONCLUSIVE" and r.exit_code == 3
+    assert "not judged: a at T = 10: …" in r.table()
