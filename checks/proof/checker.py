@@ -107,7 +107,7 @@ def _read(doc) -> dict:
     _need(fmt == FORMAT and type(ver) is int and ver == VERSION, "schema", f"not a {FORMAT} of "
           f"version {VERSION} (format {fmt!r:.40}, version {ver!r:.20})" + "; version 1 files "
           "are no longer accepted: write it again with duelbound bounds --certificate" * v1)
-    K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else None
+    K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else 0
     _need(type(K) is int and K >= 2, "schema", "matrix.K: an integer >= 2 is required")
     c = _parse(doc, _SCHEMA, "certificate", K)
     _need([e["winner"] for e in c["per_winner"]] == c["winners"] == [
