@@ -206,7 +206,8 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         lb = None if Mhat is None else plug_in if plug_in is not None else lower_bound(
             Mhat, certify=False, backend=backend)
         return ec, is_win, divergent_pairs(K, s.sign), lb, (
-            ecw_bound(Mhat) if Mhat is not None else None)
+            # a plug-in estimate next to the draws: the float rule, no exact enclosure
+            ecw_bound(Mhat, enclose=False) if Mhat is not None else None)
 
     cs, (ec, is_win, (div_cw, div_ec), lb, eb) = solve_cstar_draws(
         ev, s.P[:n_cs], tid[:n_cs], workers, progress, without_lp, scheduler)

@@ -382,8 +382,28 @@ def test_ecw_bound_clamps_into_the_certified_bracket_the_cli_prints(name, eps):
     assert out["ecw_lower_float"] <= e.value <= out["ecw_upper_float"]
     for i1, (lo, hi) in e.enclosure["per_winner"].items():
         assert lo <= e.per_winner[int(i1)] <= hi
-    plain = ecw_bound(M)
+    plain = ecw_bound(M, enclose=False)
     assert abs(plain.value - e.value) <= 1e-12 * e.value and plain.enclosure is None
+
+
+@pytest.mark.parametrize("name", datasets.names())
+def test_default_ecw_bound_is_inside_the_certified_bracket_and_is_what_the_cli_prints(name):
+    """ecw_bound(M) encloses by default (issue 30 item 5): its value lies in the bracket of
+    lower_bound(certify=True), checked again by the independent checker, and equals the
+    C^E* of ``duelbound bounds --json`` in a separate process, to the last bit."""
+    from duelbound.solvers import ecw_bound
+
+    eps = 1e-3 if datasets.get(name).ties else None
+    M = datasets.load(name, break_ties=eps)
+    res = lower_bound(M, certify=True)
+    out = check_certificate(json.loads(json.dumps(res.certificate_document())))
+    v = ecw_bound(M).value
+    assert res.enclosure["ecw"]["lower"] <= v <= res.enclosure["ecw"]["upper"]
+    assert out["ecw_lower_float"] <= v <= out["ecw_upper_float"]
+    cmd = [sys.executable, "-m", "duelbound", "bounds", "--example", name, "--json"]
+    run = subprocess.run(cmd + ["--break-ties", str(eps)] * (eps is not None),
+                         capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout)["ecw"]["value"] == v
 
 
 def test_solvers_proof_is_a_warning_alias_of_solvers_enclosure():

@@ -2,14 +2,12 @@
 standard library only, exact rational arithmetic but d(µ, ½) (positive series in integer fixed
 point, directed rounding).  A failure is a CertificateError whose ``kind`` is in :data:`KINDS`."""
 
-from __future__ import annotations
-
 import json
 import math
 import re
 import sys
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, combinations_with_replacement
 
 __all__ = ["CertificateError", "check_certificate", "check_file", "loads", "kl_half_bounds"]
 
@@ -18,24 +16,24 @@ MAX_DIGITS = 100_000  #: most decimal digits of p, and of q, in a rational "p/q"
 KINDS = ("json", "schema", "matrix", "tournament", "pairs", "primal", "dual", "value")
 HALF, ZERO = Fraction(1, 2), Fraction(0)
 _LOG2: dict[int, tuple[int, int]] = {}
-_RATIONAL = re.compile(r"(0|-?[1-9][0-9]*)(/[1-9][0-9]*)?\Z")  # [0-9]: ASCII digits only
+_DIGITS = f"[1-9][0-9]{{0,{MAX_DIGITS - 1}}}"  # [0-9]: ASCII digits only, at most MAX_DIGITS
+_RATIONAL = re.compile(f"(0|-?{_DIGITS})(/{_DIGITS})?\\Z")
 _WINNER = {"winner": "i", "lower": "q", "upper": "q"}
 _BRACKET = {"lower": "q", "upper": "q", "lower_float": "f", "upper_float": "f"}
-#: Objects with exactly these keys ("?": optional); [shape(, "<": strictly ascending)] lists;
-#: (shapes) lists of this length ("a", "b": indices a < b); "q" rational, others _TYPES.
+#: Objects with exactly these keys ("?": optional); [shape(, "<": strictly ascending | "K": K
+#: long)] lists; (shapes) lists of this length ("a", "b": indices a < b); "i" index, _TYPES.
 _SCHEMA = {
     "format": "s", "version": "n", "?statement": "s", "?meta": "o",
-    "matrix": {"K": "n", "source": "s", "mu": [["q"]]}, "winners": ["i", "<"], "losses": ["i"],
+    "matrix": {"K": "n", "source": "s", "mu": [["q", "K"], "K"]}, "winners": ["i", "<"],
+    "losses": ["i", "K"],
     "pairs": [{"pair": ("a", "b"), "d": ("q", "q"), "cost": ("q", "q")}, "<"],
     "per_winner": [{**_WINNER, "primal": [("a", "b", "q"), "<"], "box": [("a", "b", "q"), "<"],
                     "dual": [{"y": "q", "i2": "i", "l": "n", "I": ["i", "<"], "S": ["i", "<"]}]}],
     "claim": _BRACKET, "ecw": {**_BRACKET, "per_winner": [_WINNER]}}
-_TYPES = {"i": "index < K", "n": "integer", "f": "finite float", "s": "string", "o": "object"}
-
+_TYPES = {"n": "integer", "s": "string", "f": "finite float", "o": "object", "q": "rational p[/q]"}
 
 class CertificateError(ValueError):
     """The certificate does not prove its claim; ``kind`` is the rule class broken."""
-
     def __init__(self, kind: str, message: str):
         super().__init__(message)
         self.kind = kind
@@ -44,16 +42,14 @@ def _need(ok, kind: str, message: str) -> None:
     if not ok:
         raise CertificateError(kind, message)
 
-
 # -- reading: JSON, then every key, type, number syntax, index and order (kind "schema") ---
 def _unique(items: list) -> dict:
-    if len(out := dict(items)) < len(items):
+    if len(out := dict(items)) < len(items):  # the message is built on failure only
         raise CertificateError("json", f"duplicate key in {[k for k, _ in items]}"[:200])
     return out
 
 def _finite(text: str) -> float:  # the hook for floats and for NaN / Infinity
-    if not math.isfinite(f := float(text)):
-        raise CertificateError("json", f"non-finite {text}")
+    _need(math.isfinite(f := float(text)), "json", f"non-finite {text}")
     return f
 
 def loads(text: str):
@@ -70,19 +66,15 @@ def _int(s: str) -> int:  # any length: Python's int-digit limit applies to halv
 
 def _leaf(v, shape: str, where: str, K: int, k=""):
     """A scalar of type ``shape``; its path ``where[k]`` is formatted on failure only."""
-    if shape == "q":
-        if type(v) is str and (len(v) <= MAX_DIGITS or len(v) <= 2 * MAX_DIGITS + 2 and all(
-                len(t) <= MAX_DIGITS for t in v.lstrip("-").split("/"))) and _RATIONAL.match(v):
-            p, _, q = v.partition("/")
-            return Fraction(-_int(p[1:]) if p[0] == "-" else _int(p), _int(q) if q else 1)
-        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: {v!r:.60} is not a "
-                               f"rational 'p' or 'p/q' (ASCII digits, <= {MAX_DIGITS} each, q > 0)")
-    shape = "i" if shape in ("a", "b") else shape
-    if not {"i": type(v) is int and 0 <= v < K, "n": type(v) is int, "s": type(v) is str,
-            "f": type(v) is float and math.isfinite(v), "o": type(v) is dict}[shape]:
-        raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: expected a "
-                               f"{_TYPES[shape]}, got {v!r:.40}")
-    return v
+    if shape == "q" and type(v) is str and _RATIONAL.match(v):
+        p, _, q = v.partition("/")
+        return Fraction(-_int(p[1:]) if p[0] == "-" else _int(p), _int(q) if q else 1)
+    if shape != "q" and (type(v) is int and 0 <= v < K if shape in "iab" else {
+            "n": type(v) is int, "s": type(v) is str, "o": type(v) is dict,
+            "f": type(v) is float and math.isfinite(v)}[shape]):
+        return v
+    raise CertificateError("schema", f"{where}{f'[{k}]' * (k != '')}: expected a "
+                           f"{_TYPES.get(shape, 'index < K')}, got {v!r:.60}")
 
 def _object(v, shape: dict, where: str, K: int) -> dict:
     keys, need = {k.lstrip("?"): s for k, s in shape.items()}, {k for k in shape if k[0] != "?"}
@@ -97,10 +89,10 @@ def _parse(v, shape, where: str, K: int):
     """``v`` checked against ``shape`` (see :data:`_SCHEMA`), rationals as Fractions."""
     if not isinstance(shape, (list, tuple)):
         return (_object if isinstance(shape, dict) else _leaf)(v, shape, where, K)
-    n = None if isinstance(shape, list) else len(shape)
+    n = len(shape) if isinstance(shape, tuple) else K if shape[-1] == "K" else None
     if type(v) is not list or n is not None and len(v) != n:
         raise CertificateError("schema", f"{where}: expected a list of {n or 'any'} entries")
-    subs = [shape[0]] * len(v) if n is None else shape
+    subs = shape if isinstance(shape, tuple) else [shape[0]] * len(v)
     out = [_leaf(x, s, where, K, k) if isinstance(s, str) else _parse(x, s, f"{where}[{k}]", K)
            for k, (x, s) in enumerate(zip(v, subs))]
     keys = [x["pair"] if type(x) is dict else x[:2] if type(x) is list else x
@@ -111,21 +103,17 @@ def _parse(v, shape, where: str, K: int):
 
 def _read(doc) -> dict:
     fmt, ver = (doc.get("format"), doc.get("version")) if type(doc) is dict else ("", "")
+    v1 = type(ver) is int and ver == 1  # refused with a hint
     _need(fmt == FORMAT and type(ver) is int and ver == VERSION, "schema", f"not a {FORMAT} of "
-          f"version {VERSION} (format {fmt!r:.40}, version {ver!r:.20})" + (
-              "; version 1 files are no longer accepted: write the certificate again with "
-              "duelbound bounds --certificate" if type(ver) is int and ver == 1 else ""))
-    K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else None
-    if type(K) is not int or K < 2:  # an explicit test so that K is an int below
-        raise CertificateError("schema", "matrix.K: an integer >= 2 is required")
+          f"version {VERSION} (format {fmt!r:.40}, version {ver!r:.20})" + "; version 1 files "
+          "are no longer accepted: write it again with duelbound bounds --certificate" * v1)
+    K = doc["matrix"].get("K") if type(doc.get("matrix")) is dict else 0
+    _need(type(K) is int and K >= 2, "schema", "matrix.K: an integer >= 2 is required")
     c = _parse(doc, _SCHEMA, "certificate", K)
-    _need(len(c["matrix"]["mu"]) == K and all(len(r) == K for r in c["matrix"]["mu"])
-          and len(c["losses"]) == K, "schema", f"matrix.mu must be K x K, losses K long (K = {K})")
     _need([e["winner"] for e in c["per_winner"]] == c["winners"] == [
         e["winner"] for e in c["ecw"]["per_winner"]], "schema", "per_winner, ecw.per_winner: "
           f"exactly one entry per listed winner {c['winners']}, ascending")
     return c
-
 
 # -- d(µ, 1/2) enclosed: positive series in integer fixed point, directed rounding ---------
 def _series(n: int, m: int, a: int, c: int, bits: int) -> tuple[int, int]:
@@ -153,8 +141,7 @@ def _log(A: int, B: int, bits: int) -> tuple[int, int]:
 def kl_half_bounds(mu: Fraction, bits: int = 128) -> tuple[Fraction, Fraction]:
     """[lo, hi] ∋ d(µ, ½), width ~2^-bits relative; u = |2µ − 1|: d = Σ_{k≥1} u^2k / (2k(2k − 1))
     for u ≤ ½ (no cancellation near ½), else ((1 + u) log(1 + u) + (1 − u) log(1 − u)) / 2."""
-    Q = mu.denominator
-    N = abs(2 * mu.numerator - Q)
+    Q, N = mu.denominator, abs(2 * mu.numerator - mu.denominator)
     if 2 * N <= Q:
         lo, hi = _series(N * N, Q * Q, 2, 2, bits)
         return Fraction(N * N * lo, (Q * Q) << bits), Fraction(N * N * hi, (Q * Q) << bits)
@@ -169,36 +156,29 @@ def _d_inside(mu: Fraction, dl: Fraction, dh: Fraction) -> bool | None:
             return dl <= lo and hi <= dh
     return None
 
-
 # -- the proof: steps 3-9 of the specification ----------------------------------------------
 def _tournament(c: dict) -> dict:
     """Steps 3-4: µ is a tie-free complementary matrix with the stated winners and losses."""
     K, mu = len(c["matrix"]["mu"]), c["matrix"]["mu"]
-    for i, j in ((a, b) for a in range(K) for b in range(a, K)):
+    for i, j in combinations_with_replacement(range(K), 2):  # i <= j
         if not (mu[i][j] == HALF if i == j else 0 <= mu[i][j] <= 1 and mu[i][j] != HALF
                 and mu[i][j] + mu[j][i] == 1):
             raise CertificateError("matrix", f"matrix.mu[{i}][{j}], mu[{j}][{i}]: need mu_ii = "
                                    "1/2, else 0 <= mu <= 1, mu_ij + mu_ji = 1, mu != 1/2")
-    sup = [[j for j in range(K) if mu[i][j] < HALF] for i in range(K)]
+    sup = [{j for j in range(K) if mu[i][j] < HALF} for i in range(K)]  # S_i: beats i
     L = [len(s) for s in sup]
     winners = [i for i in range(K) if L[i] == min(L)]
     _need(c["winners"] == winners and c["losses"] == L, "tournament",
           f"winners/losses: mu has Copeland winners {winners} and losses {L}")
-    rivals = {i1: list(_rivals(i1, L, sup)) for i1 in winners}
+    # (i2, B = S_{i2} minus i1, m) of every rival whose C^E* threshold is defined: 1 ≤ m ≤ |B|
+    rivals = {i1: [(i2, S - {i1}, L[i2] - L[i1] + 1) for i2, S in enumerate(sup)
+                   if i2 != i1 and 1 <= L[i2] - L[i1] + 1 <= len(S - {i1})] for i1 in winners}
     beaten = [{j for j in range(K) if mu[i][j] > HALF} for i in range(K)]
-    return {"L": L, "l2": sorted(L)[1], "sup": sup, "beats": [set(s) for s in sup],
-            "rivals": rivals, "beaten": beaten}
-
-def _rivals(i1: int, L: list[int], sup: list[list[int]]):
-    """(i2, S_{i2} minus i1, m) of every rival whose C^E* threshold is defined: 1 ≤ m ≤ n."""
-    for i2, S in enumerate(sup):
-        B, m = [j for j in S if j != i1], L[i2] - L[i1] + 1
-        if i2 != i1 and 1 <= m <= len(B):
-            yield i2, B, m
+    return {"L": L, "l2": sorted(L)[1], "sup": sup, "rivals": rivals, "beaten": beaten}
 
 def _rows(e: dict, i1: int, T: dict) -> dict:
     """Step 5 (dual rows, box) for winner i1; returns Aᵀy as {pair: {q: Σ numerators}}."""
-    L, l1, beaten, beats = T["L"], T["L"][i1], T["beaten"], T["beats"]
+    L, l1, beaten, beats = T["L"], T["L"][i1], T["beaten"], T["sup"]
     g: dict[tuple[int, int], dict[int, int]] = {}
     for k, r in enumerate(e["dual"]):
         y, i2, l, I, S = r["y"], r["i2"], r["l"], r["I"], r["S"]
@@ -243,11 +223,11 @@ def _primal_upper(e: dict, i1: int, T: dict, cost) -> Fraction:
     X = [[ZERO] * K for _ in range(K)]
     for a, b, x in e["primal"]:
         X[a][b] = X[b][a] = x
-    def prefix(owner: int, members: list[int]) -> list[Fraction]:  # sums of the k smallest
+    def prefix(owner: int, members: set[int]) -> list[Fraction]:  # sums of the k smallest
         vals = sorted(v for j in members if (v := X[owner][j]))  # the zeros come first
         return [ZERO] * (len(members) - len(vals)) + list(accumulate(vals, initial=ZERO))
     for i2 in (i for i in range(K) if i != i1):
-        A, B = [j for j in beaten[i1] if j != i2], [j for j in T["sup"][i2] if j != i1]
+        A, B = beaten[i1] - {i2}, T["sup"][i2] - {i1}
         pa, pb = prefix(i1, A), prefix(i2, B)
         for l in range(max(0, l1 - 1), T["l2"] + 1):
             m, s = l + 1 - l1, max(0, L[i2] - l)  # case 1: i2 ∈ I, one fewer of each
@@ -289,13 +269,13 @@ def check_certificate(doc) -> dict:
     for e, upper in zip(P, uppers):  # step 8: (Aᵀy)_p − w_p ≤ c⁻_p
         i1, box = e["winner"], {(a, b): w for a, b, w in e["box"]}
         for p, groups in G[i1].items():
-            _need(sum((Fraction(n, q) for q, n in groups.items()), -box.get(p, ZERO)) <= cost(
-                *p)[0], "dual",
-                  f"per_winner[{i1}]: dual infeasible at pair {p}: (A^T y)_p - w_p > c-_p")
+            aty = sum((Fraction(n, q) for q, n in groups.items()), ZERO)  # (Aᵀy)_p
+            _need(aty - box.get(p, ZERO) <= cost(*p)[0], "dual", f"per_winner[{i1}]: dual "
+                  f"infeasible at pair {p}: (A^T y)_p - w_p > c-_p")
         e["proven"] = (sum((r["y"] for r in e["dual"]), ZERO) - sum(box.values(), ZERO), upper)
-    for e in P:
+    for e in P:  # step 9, after step 8 of every winner
         _stated(e, f"per_winner[{e['winner']}]", *e["proven"])
-    lower, upper = (min(e["proven"][k] for e in P) for k in (0, 1))
+    lower, upper = map(min, zip(*(e["proven"] for e in P)))  # the least bracket ends
     _stated(c["claim"], "claim", lower, upper)
     ecw = [(_ecw(i1, 0, T, cost), _ecw(i1, 1, T, cost)) for i1 in c["winners"]]
     for e, (lo, hi) in zip(c["ecw"]["per_winner"], ecw):
@@ -309,7 +289,6 @@ def check_file(path: str) -> dict:
     """:func:`check_certificate` on a JSON file (OSError / ValueError if it is not JSON)."""
     with open(path, encoding="utf-8") as fh:
         return check_certificate(loads(fh.read()))
-
 
 if __name__ == "__main__":  # exit 0 VALID, 1 INVALID (the reason), 2 unreadable / not JSON
     try:

@@ -219,7 +219,7 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     except (DuelboundError, ImportError):
         pass
     try:
-        out["C^E*"] = float(ecw_bound(M).value)
+        out["C^E*"] = float(ecw_bound(M, enclose=False).value)  # a reference, not certified
     except (DuelboundError, ImportError):
         pass
     return out
