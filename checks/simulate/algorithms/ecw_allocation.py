@@ -190,125 +190,121 @@ def _write_piece(mh, dh, star, i2, h, n, m, order, newv, q, marked, mlist, es, m
 
 
 @nb.njit(cache=True)
-def ecw_allocation_step(env, mh, dh, L, state, tau, colver, other, colmark, clist, wst, c4sum,
-                         c4v, pbest, ph, pver, ptv,
-                         slot_of, slot_owner, scs, srt, sn, sm, q, qold, qcol, newv, cbuf,
-                         ibuf, es, marked, mlist, tdue, heap, hsize, hdue, fresh, inR, inN,
-                         listN, nN):
-    """Lines 10–11 of ECW-RMED after τ − 1 duels: î = the first minimiser of C^E*_{i1}(µ̂)
-    over the empirical winners, and L_N ← L_N ∪ ({pairs with q̂_ij > N_ij/log t} \\ L_R) in
-    the scan's order, exactly as ``ecw_core_into`` followed by the scan over all pairs.
-
-    Incremental: a piece (5) of winner i1 is re-sorted only if its column changed
-    (``colver``) or the tournament did (``state[2]``); q̂ (the allocation of winner
-    ``es[0]``, kept in ``q``) is rewritten only in changed columns (``qcol``) and on the
-    row of (4), and the pairs whose entry changes are marked (as are pairs with new counts,
-    by :func:`note_duel`).  For a pair p the test q̂_p > N_p/log_guard(τ) is monotone in
-    τ while q̂_p and N_p stay, so ``tdue[p]`` (its first true τ, :func:`_due`) is recomputed
-    only for marked pairs, and future due times wait in a heap.  The first failing step of a
-    pass (``es[2] = 0``) and a new allocation scan all pairs on tdue ≤ τ; later steps of the
-    pass add only pairs that became true since (marked or due): every other true pair is
-    already in L_N or still in L_R (a pair leaves L_R only by being drawn, which marks it).
-    Returns (î, nN).
-    """
+def _row_sum(mh, dh, L, l1, i1, tv, colver, c4sum, c4v):
+    """Σ over (4) of r_{i1 j}/d̂_{i1 j}, j ∈ I_{i1} (ecw_winner_into's order), re-added only
+    when row i1 changed (``colver[i1]``) or the tournament did (``tv``)."""
     K = mh.shape[0]
-    l1 = L.min()
-    tv = state[2]
-    tmax = env.clock[2] + 1
-    best = np.inf
-    star = -1
-    es[7] += 1
-    for i1 in range(K):
-        if L[i1] != l1:
-            continue
-        if c4v[0, i1] != colver[i1] or c4v[1, i1] != tv:  # the sum (4) of row i1 changed
-            total = 0.0
-            for j in range(K):
-                if j != i1 and mh[i1, j] > 0.5:
-                    total += ((L[i1] + L[j] - 2.0 * l1) / (2.0 * (K - 1))) / dh[i1, j]
-            c4sum[i1] = total
-            c4v[0, i1] = colver[i1]
-            c4v[1, i1] = tv
-        total = c4sum[i1]
-        s = slot_of[i1]
-        if s < 0:  # a slot for the sorted pieces of i1 (round robin over the slots)
-            s = es[4] % slot_owner.shape[0]
-            es[4] += 1
-            if slot_owner[s] >= 0:
-                slot_of[slot_owner[s]] = -1
-                ptv[slot_owner[s], :] = -1
-                wst[0, slot_owner[s]] = -1
-            slot_owner[s] = i1
-            slot_of[i1] = s
-            ptv[i1, :] = -1
-        if wst[0, i1] == es[7] - 1 and wst[1, i1] == tv:
-            # all pieces of i1 were current at the last failing step: only the columns of
-            # the duels since then can have changed
-            for k in range(es[6]):
-                _update_piece(mh, dh, L, l1, i1, clist[k], tv, colver, other, pbest, ph, pver,
-                              ptv, s, scs, srt, sn, sm)
-        else:
-            for i2 in range(K):
-                if i2 != i1:
-                    _update_piece(mh, dh, L, l1, i1, i2, tv, colver, other, pbest, ph, pver,
-                                  ptv, s, scs, srt, sn, sm)
-        wst[0, i1] = es[7]
-        wst[1, i1] = tv
-        for i2 in range(K):  # pbest = 0 on empty pieces and at i2 = i1: adding 0.0 is exact
-            total += pbest[i1, i2]
-        if total < best:
-            best = total
-            star = i1
-    for k in range(es[6]):
-        colmark[clist[k]] = False
-    es[6] = 0
-    full = es[2] == 0
-    es[2] = 1
-    if star < 0:  # no finite value (not reached without ties): q̂ stays, as in ecw_core_into
-        star = 0
+    if c4v[0, i1] != colver[i1] or c4v[1, i1] != tv:
+        total = 0.0
+        for j in range(K):
+            if j != i1 and mh[i1, j] > 0.5:
+                total += ((L[i1] + L[j] - 2.0 * l1) / (2.0 * (K - 1))) / dh[i1, j]
+        c4sum[i1] = total
+        c4v[0, i1] = colver[i1]
+        c4v[1, i1] = tv
+    return c4sum[i1]
+
+
+@nb.njit(cache=True)
+def _slot(i1, es, slot_of, slot_owner, ptv, wst):
+    """The slot that keeps the sorted pieces of winner i1; a new one is handed out round
+    robin (its previous owner forgets its pieces)."""
+    s = slot_of[i1]
+    if s < 0:
+        s = es[4] % slot_owner.shape[0]
+        es[4] += 1
+        if slot_owner[s] >= 0:
+            slot_of[slot_owner[s]] = -1
+            ptv[slot_owner[s], :] = -1
+            wst[0, slot_owner[s]] = -1
+        slot_owner[s] = i1
+        slot_of[i1] = s
+        ptv[i1, :] = -1
+    return s
+
+
+@nb.njit(cache=True)
+def _winner_value(mh, dh, L, l1, i1, tv, colver, other, clist, es, wst, c4sum, c4v, pbest, ph,
+                  pver, ptv, slot_of, slot_owner, scs, srt, sn, sm):
+    """C^E*_{i1}(µ̂) ([K16] Th. 5): the sum (4) plus the pieces (5), added in
+    ecw_winner_into's order, with only the pieces of changed columns re-sorted."""
+    K = mh.shape[0]
+    total = _row_sum(mh, dh, L, l1, i1, tv, colver, c4sum, c4v)
+    s = _slot(i1, es, slot_of, slot_owner, ptv, wst)
+    if wst[0, i1] == es[7] - 1 and wst[1, i1] == tv:
+        # all pieces of i1 were current at the last failing step: only the columns of
+        # the duels since then can have changed
+        for k in range(es[6]):
+            _update_piece(mh, dh, L, l1, i1, clist[k], tv, colver, other, pbest, ph, pver,
+                          ptv, s, scs, srt, sn, sm)
     else:
-        rebuilt = es[0] != star or es[1] != tv
-        if rebuilt:  # another allocation: rebuilt from zero, compared with the old one
-            full = True
-            es[0] = star
-            es[1] = tv
-            qold[:, :] = q
-            q[:, :] = 0.0
-            for i2 in range(K):
-                qcol[i2] = -1
-        if rebuilt:
-            es[5] = -1
-        for j in range(K if es[5] != colver[star] else 0):  # (4): q̂_{î j} = 1/d̂_{î j}, j ∈ I_î
-            if j != star and mh[star, j] > 0.5:
-                v = 1.0 / dh[star, j]
-                if v != q[star, j]:
-                    q[star, j] = v
-                    q[j, star] = v
-                    if not rebuilt:
-                        es[3] = _mark(max(star, j) * K + min(star, j), marked, mlist, es[3])
-        es[5] = colver[star]
         for i2 in range(K):
-            if i2 != star and qcol[i2] != colver[i2]:
-                qcol[i2] = colver[i2]
-                s = slot_of[star]
-                if s >= 0:
-                    _write_piece(mh, dh, star, i2, ph[star, i2], sn[s, i2], sm[s, i2], srt[s, i2],
-                                 newv, q, marked, mlist, es, not rebuilt)
-                else:  # star's slot went to a later winner (more winners than slots)
-                    b, h, n, m = _ecw_piece(mh, dh, L, l1, star, i2, cbuf, ibuf)
-                    _write_piece(mh, dh, star, i2, h, n, m, ibuf, newv, q, marked, mlist, es,
-                                 not rebuilt)
-        if rebuilt:
-            for i in range(K):
-                for j in range(i):
-                    if q[i, j] != qold[i, j]:
-                        es[3] = _mark(i * K + j, marked, mlist, es[3])
-    # due times of the marked pairs
+            if i2 != i1:
+                _update_piece(mh, dh, L, l1, i1, i2, tv, colver, other, pbest, ph, pver,
+                              ptv, s, scs, srt, sn, sm)
+    wst[0, i1] = es[7]
+    wst[1, i1] = tv
+    for i2 in range(K):  # pbest = 0 on empty pieces and at i2 = i1: adding 0.0 is exact
+        total += pbest[i1, i2]
+    return total
+
+
+@nb.njit(cache=True)
+def _rewrite_allocation(mh, dh, L, l1, star, tv, colver, q, qold, qcol, newv, cbuf, ibuf, ph,
+                        slot_of, sn, sm, srt, es, marked, mlist):
+    """q̂ ← the allocation of winner ``star`` (ecw_winner_into's values): rebuilt from zero
+    when the winner or the tournament changed (returns True), else rewritten in the row
+    of (4) and the changed columns only; every pair whose entry changed is marked."""
+    K = mh.shape[0]
+    rebuilt = es[0] != star or es[1] != tv
+    if rebuilt:  # another allocation: rebuilt from zero, compared with the old one
+        es[0] = star
+        es[1] = tv
+        qold[:, :] = q
+        q[:, :] = 0.0
+        for i2 in range(K):
+            qcol[i2] = -1
+        es[5] = -1
+    for j in range(K if es[5] != colver[star] else 0):  # (4): q̂_{î j} = 1/d̂_{î j}, j ∈ I_î
+        if j != star and mh[star, j] > 0.5:
+            v = 1.0 / dh[star, j]
+            if v != q[star, j]:
+                q[star, j] = v
+                q[j, star] = v
+                if not rebuilt:
+                    es[3] = _mark(max(star, j) * K + min(star, j), marked, mlist, es[3])
+    es[5] = colver[star]
+    for i2 in range(K):
+        if i2 != star and qcol[i2] != colver[i2]:
+            qcol[i2] = colver[i2]
+            s = slot_of[star]
+            if s >= 0:
+                _write_piece(mh, dh, star, i2, ph[star, i2], sn[s, i2], sm[s, i2], srt[s, i2],
+                             newv, q, marked, mlist, es, not rebuilt)
+            else:  # star's slot went to a later winner (more winners than slots)
+                b, h, n, m = _ecw_piece(mh, dh, L, l1, star, i2, cbuf, ibuf)
+                _write_piece(mh, dh, star, i2, h, n, m, ibuf, newv, q, marked, mlist, es,
+                             not rebuilt)
+    if rebuilt:
+        for i in range(K):
+            for j in range(i):
+                if q[i, j] != qold[i, j]:
+                    es[3] = _mark(i * K + j, marked, mlist, es[3])
+    return rebuilt
+
+
+@nb.njit(cache=True)
+def _add_due_pairs(N, q, tau, tmax, full, tdue, heap, hsize, hdue, fresh, marked, mlist, es,
+                   inR, inN, listN, nN):
+    """Line 11's pairs into L_N: the first true τ (:func:`_due`) of each marked pair is
+    recomputed and scheduled; then, if ``full``, every pair with tdue ≤ τ in the scan's
+    order, else only the pairs that became due (ascending)."""
+    K = q.shape[0]
     nf = 0
     for k in range(es[3]):
         p = mlist[k]
         marked[p] = False
-        d = _due(q[p // K, p % K], env.N[p // K, p % K], tau, tmax)
+        d = _due(q[p // K, p % K], N[p // K, p % K], tau, tmax)
         tdue[p] = d
         if d > tau:
             schedule(heap, hsize, hdue, p, d, tmax)
@@ -335,4 +331,55 @@ def ecw_allocation_step(env, mh, dh, L, state, tau, colver, other, colmark, clis
             p = fresh[k]
             if tdue[p] <= tau:
                 nN = add_next(p, inR, inN, listN, nN)
+    return nN
+
+
+@nb.njit(cache=True)
+def ecw_allocation_step(env, mh, dh, L, state, tau, colver, other, colmark, clist, wst, c4sum,
+                         c4v, pbest, ph, pver, ptv,
+                         slot_of, slot_owner, scs, srt, sn, sm, q, qold, qcol, newv, cbuf,
+                         ibuf, es, marked, mlist, tdue, heap, hsize, hdue, fresh, inR, inN,
+                         listN, nN):
+    """Lines 10–11 of ECW-RMED after τ − 1 duels: î = the first minimiser of C^E*_{i1}(µ̂)
+    over the empirical winners, and L_N ← L_N ∪ ({pairs with q̂_ij > N_ij/log t} \\ L_R) in
+    the scan's order, exactly as ``ecw_core_into`` followed by the scan over all pairs.
+
+    Incremental: a piece (5) of winner i1 is re-sorted only if its column changed
+    (``colver``) or the tournament did (``state[2]``); q̂ (the allocation of winner
+    ``es[0]``, kept in ``q``) is rewritten only in changed columns (``qcol``) and on the
+    row of (4), and the pairs whose entry changes are marked (as are pairs with new counts,
+    by :func:`note_duel`).  For a pair p the test q̂_p > N_p/log_guard(τ) is monotone in
+    τ while q̂_p and N_p stay, so ``tdue[p]`` (its first true τ, :func:`_due`) is recomputed
+    only for marked pairs, and future due times wait in a heap.  The first failing step of a
+    pass (``es[2] = 0``) and a new allocation scan all pairs on tdue ≤ τ; later steps of the
+    pass add only pairs that became true since (marked or due): every other true pair is
+    already in L_N or still in L_R (a pair leaves L_R only by being drawn, which marks it).
+    Returns (î, nN).
+    """
+    K = mh.shape[0]
+    l1 = L.min()
+    tv = state[2]
+    best = np.inf
+    star = -1
+    es[7] += 1
+    for i1 in range(K):
+        if L[i1] != l1:
+            continue
+        total = _winner_value(mh, dh, L, l1, i1, tv, colver, other, clist, es, wst, c4sum, c4v,
+                              pbest, ph, pver, ptv, slot_of, slot_owner, scs, srt, sn, sm)
+        if total < best:
+            best = total
+            star = i1
+    for k in range(es[6]):
+        colmark[clist[k]] = False
+    es[6] = 0
+    full = es[2] == 0
+    es[2] = 1
+    if star < 0:  # no finite value (not reached without ties): q̂ stays, as in ecw_core_into
+        star = 0
+    elif _rewrite_allocation(mh, dh, L, l1, star, tv, colver, q, qold, qcol, newv, cbuf, ibuf,
+                             ph, slot_of, sn, sm, srt, es, marked, mlist):
+        full = True
+    nN = _add_due_pairs(env.N, q, tau, env.clock[2] + 1, full, tdue, heap, hsize, hdue, fresh,
+                        marked, mlist, es, inR, inN, listN, nN)
     return star, nN
