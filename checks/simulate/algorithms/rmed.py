@@ -212,121 +212,6 @@ _WINDOW_MARGIN = 1e-12  # relative slack that keeps the cached membership rigoro
 _PROBE = 0.01  # ECW (R^E): the membership is also tested at log t + _PROBE to widen the window
 
 
-@nb.njit(cache=True)
-def _forced_draws(env, rng, mh, dh, L, state, alpha, beta, mins, colver, other, colmark, clist,
-                  marked, mlist, es):
-    """Step 4 at the start of a pass: draw every pair i > j with N_ij < α √log t or
-    |µ̂_ij − 1/2| < β / log log t, once.  ``mins`` = (version, min N, min gap) of the pass
-    test's minima, recomputed only after an off-diagonal duel; returns the updated mins."""
-    K = mh.shape[0]
-    t = env.clock[0] + 1.0
-    n_min = alpha * math.sqrt(log_guard(t))
-    gap = beta / loglog_guard(t)
-    min_version, min_n, min_gap = mins
-    if min_version != state[0]:
-        min_n = env.N[1, 0]
-        min_gap = abs(mh[1, 0] - 0.5)
-        for i in range(K):
-            for j in range(i):
-                min_n = min(min_n, env.N[i, j])
-                min_gap = min(min_gap, abs(mh[i, j] - 0.5))
-        min_version = state[0]
-    if min_n < n_min or min_gap < gap:
-        for i in range(K):
-            for j in range(i):
-                if env.N[i, j] < n_min or abs(mh[i, j] - 0.5) < gap:
-                    _draw(env, rng, mh, dh, L, state, i, j, colver, other, colmark, clist,
-                          marked, mlist, es)
-    return min_version, min_n, min_gap
-
-
-@nb.njit(cache=True)
-def _draw(env, rng, mh, dh, L, state, i, j, colver, other, colmark, clist, marked, mlist, es):
-    """:func:`_play_tracked`, then :func:`note_duel` if the duel changed µ̂."""
-    version = state[0]
-    _play_tracked(env, rng, mh, dh, L, state, i, j)
-    if state[0] != version:
-        note_duel(i, j, colver, other, colmark, clist, marked, mlist, es)
-
-
-@nb.njit(cache=True)
-def _add_ties(mh, first, p, inR, inN, listN, nN):
-    """The pairs with µ̂_ij = 1/2 exactly into L_N: all of them at the first step of a pass
-    (``first``), later only the pair p just drawn (the others are unchanged)."""
-    K = mh.shape[0]
-    if first:
-        for i in range(K):
-            for j in range(i):
-                if mh[i, j] == 0.5:
-                    nN = add_next(i * K + j, inR, inN, listN, nN)
-    elif p // K != p % K and mh[p // K, p % K] == 0.5:  # the only new candidate
-        nN = add_next(p, inR, inN, listN, nN)
-    return nN
-
-
-@nb.njit(cache=True)
-def _first_member(env, mh, dh, L, x, logt, region_e, fc, fbuf, pa, pb, lvl):
-    """Line 8: the first empirical winner î whose clipped evidence is in R_î (CW) or R^E_î
-    (``region_e``), and the log t up to which the membership cache may answer (î, î)
-    without re-testing (the window of run_cw_rmed's docstring); (-1, -1.0) if none."""
-    l1 = L.min()
-    if not region_e:
-        evidence(env, dh, logt, x)
-    for i1 in range(mh.shape[0]):
-        if L[i1] != l1:
-            continue
-        if region_e:
-            v = ecw_member_fast(env.N, mh, dh, L, i1, logt, 1.0 - _TOL, fc, fbuf)
-        else:
-            v = cw_member_fast(mh, L, i1, x, 1.0 - _TOL, fc, fbuf, pa, pb, lvl)
-        if v >= 1.0 - _TOL:
-            until = logt * v / (1.0 - _TOL) * (1.0 - _WINDOW_MARGIN)
-            probe = logt + _PROBE
-            if region_e and probe > until:
-                w = ecw_member_fast(env.N, mh, dh, L, i1, probe, 1.0 - _TOL, fc, fbuf)
-                if w >= 1.0 - _TOL:  # a member at log t = probe: also up to it
-                    until = probe
-            return i1, until
-    return -1, -1.0
-
-
-@nb.njit(cache=True)
-def _cw_allocation(env, tracker, mh, dh, L, state, logt, lazy, cost, X, versions, values, q,
-                   inR, inN, listN, nN):
-    """Lines 10–11 of CW-RMED: î = argmin C*_{i1}(µ̂) from the LP's optimal vertices X
-    (re-solved unless ``lazy`` and the tournament is that of the last solve,
-    ``versions[0]``, and its bases are still optimal at the current costs, known at
-    ``versions[1]`` or tested exactly), and the pairs with q̂_ij > N_ij/log t into L_N.
-    Returns (î, nN, X)."""
-    K = mh.shape[0]
-    pair_costs_core(L, dh, cost)
-    # costs depend on (L, d̂) only: unchanged while state[0] is
-    keep = lazy and versions[0] == state[2] and (
-        versions[1] == state[0] or _cw_still_optimal(tracker, cost))
-    if not keep:
-        X = _cw_resolve(tracker, mh, dh)
-        versions[0] = state[2]
-    versions[1] = state[0]
-    star = cw_values_core(cost, X, L, dh, values, q)
-    for i in range(K):
-        for j in range(i):
-            if q[i, j] > env.N[i, j] / logt:
-                nN = add_next(i * K + j, inR, inN, listN, nN)
-    return star, nN, X
-
-
-@nb.njit(cache=True)
-def _next_pass(listC, nC, listN, nN, inR, inN):
-    """Step 18: L_C, L_R ← L_N; L_N ← ∅.  Returns the new size of L_C."""
-    for c in range(nC):
-        inR[listC[c]] = False
-    for c in range(nN):
-        listC[c] = listN[c]
-        inR[listN[c]] = True
-        inN[listN[c]] = False
-    return nN
-
-
 @nb.njit(cache=True, nogil=True)
 def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True):
     """CW-RMED (``ecw`` False) or ECW-RMED (``ecw`` True): [K16] Algorithm 1, α = 3, β = 0.01.
@@ -434,15 +319,16 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True)
             listC[nC] = i * K + j
             inR[i * K + j] = True
             nC += 1
-    mins = (-1, 0, 0.0)  # step 4's (version of N/µ̂, min N_ij, min |µ̂_ij − 1/2|)
+    min_version = -1  # version at which min_n, min_gap were computed
+    min_n = 0
+    min_gap = 0.0
     cache_version = -1  # membership cache: valid for this version and log t ≤ cache_logt
     cache_logt = -1.0
     cache_star = -1
     cost = np.zeros(KK)  # CW: pair costs r/d̂ and the vertices of the last LP solve
     X = np.zeros((0 if ecw else K, KK))  # CW only: K·K² floats (1 GB at K = 500)
-    # [tournament version of the last solve,
-    #  version of (N, µ̂) at which the bases were last known optimal]
-    versions = np.array([-1, -1], np.int64)
+    basis_version = -1  # tournament version of the last solve
+    cost_version = -1  # version of (N, µ̂) at which the bases were last known optimal
     # ECW: incremental allocation (ecw_allocation_step) and membership (ecw_member_fast)
     KE = K if ecw else 1
     colver = np.zeros(K, np.int64)  # bumped by every duel of a pair in that column
@@ -477,43 +363,103 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True)
     heap, hsize, hdue = new_schedule(KK)
     fresh = np.empty(2 * KK, np.int64)
     while not finished(env):
-        mins = _forced_draws(env, rng, mh, dh, L, state, alpha, beta, mins, colver, other,
-                             colmark, clist, marked, mlist, es)
+        # Step 4: forced exploration, evaluated at the start of the pass.
+        t = env.clock[0] + 1.0
+        n_min = alpha * math.sqrt(log_guard(t))
+        gap = beta / loglog_guard(t)
+        if min_version != state[0]:
+            min_n = env.N[1, 0]
+            min_gap = abs(mh[1, 0] - 0.5)
+            for i in range(K):
+                for j in range(i):
+                    min_n = min(min_n, env.N[i, j])
+                    min_gap = min(min_gap, abs(mh[i, j] - 0.5))
+            min_version = state[0]
+        if min_n < n_min or min_gap < gap:
+            for i in range(K):
+                for j in range(i):
+                    if env.N[i, j] < n_min or abs(mh[i, j] - 0.5) < gap:
+                        version = state[0]
+                        _play_tracked(env, rng, mh, dh, L, state, i, j)
+                        if state[0] != version:
+                            note_duel(i, j, colver, other, colmark, clist, marked, mlist, es)
         nN = 0
         for c in range(nC):
             if finished(env):
                 break
             p = listC[c]
-            _draw(env, rng, mh, dh, L, state, p // K, p % K, colver, other, colmark, clist,
-                  marked, mlist, es)
+            version = state[0]
+            _play_tracked(env, rng, mh, dh, L, state, p // K, p % K)
+            if state[0] != version:
+                note_duel(p // K, p % K, colver, other, colmark, clist, marked, mlist, es)
             inR[p] = False  # line 14 comes before line 15
             logt = log_guard(env.clock[0] + 1.0)
             if cache_version == state[0] and logt <= cache_logt:
                 nN = add_next(cache_star * K + cache_star, inR, inN, listN, nN)
                 continue
+            l1 = L.min()
+            star = -1
             if state[1] > 0:
-                nN = _add_ties(mh, c == 0, p, inR, inN, listN, nN)
+                if c == 0:
+                    for i in range(K):
+                        for j in range(i):
+                            if mh[i, j] == 0.5:
+                                nN = add_next(i * K + j, inR, inN, listN, nN)
+                elif p // K != p % K and mh[p // K, p % K] == 0.5:  # the only new candidate
+                    nN = add_next(p, inR, inN, listN, nN)
                 star = int(np.argmin(L))
             else:
-                star, until = _first_member(env, mh, dh, L, x, logt, region_e, fc, fbuf, pa, pb,
-                                            lvl)
-                if star >= 0:
-                    cache_version = state[0]
-                    cache_star = star
-                    cache_logt = until
-                elif ecw:
+                if not region_e:
+                    evidence(env, dh, logt, x)
+                for i1 in range(K):
+                    if L[i1] == l1:
+                        if region_e:
+                            v = ecw_member_fast(env.N, mh, dh, L, i1, logt, 1.0 - _TOL, fc, fbuf)
+                        else:
+                            v = cw_member_fast(mh, L, i1, x, 1.0 - _TOL, fc, fbuf, pa, pb,
+                                                lvl)
+                        if v >= 1.0 - _TOL:
+                            star = i1
+                            cache_version = state[0]
+                            cache_star = i1
+                            cache_logt = logt * v / (1.0 - _TOL) * (1.0 - _WINDOW_MARGIN)
+                            probe = logt + _PROBE
+                            if region_e and probe > cache_logt:
+                                w = ecw_member_fast(env.N, mh, dh, L, i1, probe, 1.0 - _TOL, fc,
+                                                 fbuf)
+                                if w >= 1.0 - _TOL:  # a member at log t = probe: also up to it
+                                    cache_logt = probe
+                            break
+                if star < 0 and ecw:
                     star, nN = ecw_allocation_step(
                         env, mh, dh, L, state, env.clock[0] + 1, colver, other, colmark, clist,
                         wst, c4sum, c4v, pbest, ph, pver, ptv, slot_of, slot_owner, scs, srt, sn,
                         sm, q, work, qcol, newv, fbuf, ibuf, es, marked, mlist, tdue, heap, hsize,
                         hdue, fresh, inR, inN, listN, nN)
-                else:
-                    star, nN, X = _cw_allocation(env, tracker, mh, dh, L, state, logt, lazy,
-                                                 cost, X, versions, values, q, inR, inN, listN,
-                                                 nN)
+                elif star < 0:
+                    pair_costs_core(L, dh, cost)
+                    # costs depend on (L, d̂) only: unchanged while state[0] is
+                    keep = lazy and basis_version == state[2] and (
+                        cost_version == state[0] or _cw_still_optimal(tracker, cost))
+                    if not keep:
+                        X = _cw_resolve(tracker, mh, dh)
+                        basis_version = state[2]
+                    cost_version = state[0]
+                    star = cw_values_core(cost, X, L, dh, values, q)
+                    for i in range(K):
+                        for j in range(i):
+                            if q[i, j] > env.N[i, j] / logt:
+                                nN = add_next(i * K + j, inR, inN, listN, nN)
             nN = add_next(star * K + star, inR, inN, listN, nN)
+        # Step 18: L_C, L_R ← L_N; L_N ← ∅.
         es[2] = 0
-        nC = _next_pass(listC, nC, listN, nN, inR, inN)
+        for c in range(nC):
+            inR[listC[c]] = False
+        for c in range(nN):
+            listC[c] = listN[c]
+            inR[listN[c]] = True
+            inN[listN[c]] = False
+        nC = nN
     if not ecw:
         _cw_release(tracker)
 
