@@ -17,29 +17,29 @@ from test_architecture import MODULES
 MAX_LINES = 800
 MAX_CC = 30
 STRICT_CC = 20
-#: Module-name prefixes held to :data:`STRICT_CC`.
+#: Module-name prefixes held to :data:`STRICT_CC`: the counts, interval, certificate and
+#: CLI paths (issue 33), and the verify rooms (issue 29).
 STRICT = ("duelbound.theory.counts", "duelbound.theory.logs", "duelbound.theory.posterior",
-          "duelbound.solvers.interval", "duelbound.solvers.certificate",
+          "duelbound.theory.win_counts", "duelbound.solvers.interval",
+          "duelbound.solvers.draws", "duelbound.solvers.divergence",
+          "duelbound.solvers.sensitivity", "duelbound.solvers.estimates",
+          "duelbound.solvers.posterior_table", "duelbound.solvers.certificate",
           "duelbound.solvers.constraint_check", "duelbound.solvers.exact_basis",
-          "duelbound.solvers.compact_dual", "duelbound.cli")
+          "duelbound.solvers.compact_dual", "duelbound.solvers.enclosure",
+          "duelbound.checks.proof", "duelbound.checks.verify", "duelbound.cli")
 
 #: module -> lines today (above MAX_LINES).
-LONG_FILES: dict[str, int] = {
-    "duelbound.checks.verify.harness": 973,
-}
+LONG_FILES: dict[str, int] = {}
 
 #: (module, function) -> cyclomatic complexity today (above the module's limit).
 COMPLEX_FUNCTIONS: dict[tuple[str, str], int] = {
-    ("duelbound.checks.proof.checker", "_check_winner"): 38,
-    ("duelbound.checks.proof.checker", "_check"): 41,
     ("duelbound.checks.simulate.algorithms.ccb", "run_ccb_core"): 45,
     ("duelbound.checks.simulate.algorithms.dts", "choose"): 35,
+    # 52 -> 54 with the lazy LP re-solve of CW-RMED (issue 31); splitting this numba loop
+    # into helpers cost ECW-RMED 20-40 % of its duels/s (measured), so it stays one loop
     ("duelbound.checks.simulate.algorithms.rmed", "run_cw_rmed"): 54,
-    ("duelbound.checks.verify.harness", "_protocol_check"): 40,
-    ("duelbound.checks.verify.harness", "verify_algorithm"): 40,
-    ("duelbound.checks.verify.judge", "judge_run"): 66,
     ("duelbound.cli.sweep_report", "run"): 23,
-    ("duelbound.solvers.cstar", "lower_bound"): 33,
+    ("duelbound.solvers.cstar", "lower_bound"): 32,
     ("duelbound.solvers.exact_lp", "solve_exact"): 45,
     ("duelbound.theory.io", "parse_table_cells"): 55,
 }
