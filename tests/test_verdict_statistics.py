@@ -289,3 +289,15 @@ def test_linear_in_a_share_of_runs(stuck, n_matrices, verdict, rule):
             _binomial_tail(stuck, 10, V.RUN_RATE_NULL))
         assert chk.statistic["inconsistent_runs"] == list(range(10 - stuck, 10))
         assert ", ".join(map(str, range(10 - stuck, 10))) in chk.message
+
+
+def test_super_logarithmic_warn_needs_three_runs():
+    """One or two runs give no interval over runs: a √T-looking run stays undecided."""
+    from duelbound.checks.verify import consistency as C
+
+    class E:  # the only fields _superlog reads
+        superlog, g0, g1, g0_lo, g0_hi, g1_lo, g1_hi = True, 1.41, 1.41, 1.41, 1.41, 1.41, 1.41
+
+    assert C._superlog(E(), 2, {}, "m") is None
+    chk = C._superlog(E(), 3, {}, "m")
+    assert chk is not None and (chk.verdict, chk.rule) == ("WARN", "super-logarithmic")
