@@ -669,7 +669,7 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
     except _ShrinkBudget:
         pass
     except _EvaluationBug:
-        pass  # s.bug says what and on which matrix
+        pass  # not swallowed: s.bug and s.bug_matrix hold it; the claim is 'error' below
     except HypothesisException as exc:  # FlakyFailure and the like: keep the smallest violation
         note = f"hypothesis stopped: {_describe(exc)}"
     except Exception as exc:  # the claim's strategy raised: this claim is an error, the rest run
