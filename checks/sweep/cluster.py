@@ -9,13 +9,11 @@ lost for good.  Only Dask's public API is used (docs/dependencies.md).
 from __future__ import annotations
 
 import contextlib
-import logging
-import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...errors import DuelboundError
+from ...cluster import connect, local_cluster
 
 __all__ = ["local_cluster_config", "queueing_safe", "dask_client", "Reviver"]
 
@@ -58,26 +56,18 @@ def dask_client(scheduler: str | None,
     it replaced (always 0 for an external scheduler, whose workers are not ours).
     """
     import dask
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     if scheduler:
-        try:
-            client = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as exc:
-            raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
-                                 f"({exc})") from None
+        client = connect(scheduler)
         try:
             yield client, lambda: 0
         finally:
             client.close()
         return
-    n = int(workers) if workers else (os.cpu_count() or 1)
-    if n < 1:
-        raise DuelboundError(f"--workers must be positive, got {n}")
     with dask.config.set(local_cluster_config()):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, host="127.0.0.1",
-                               silence_logs=logging.CRITICAL)
+        cluster = local_cluster(workers)
+        n = len(cluster.worker_spec)
         client = Client(cluster)
         revive = Reviver(cluster)
         try:

@@ -31,10 +31,46 @@ from typing import Any
 
 from .errors import DuelboundError
 
-__all__ = ["dask_client", "describe"]
+__all__ = ["dask_client", "connect", "local_cluster", "describe"]
 
 #: Seconds to wait for an external scheduler to answer.
 CONNECT_TIMEOUT = "20s"
+
+
+def connect(scheduler: str) -> Any:
+    """A ``dask.distributed.Client`` of the existing scheduler at ``scheduler``.
+
+    Raises
+    ------
+    DuelboundError
+        The scheduler does not answer within :data:`CONNECT_TIMEOUT`.
+    """
+    from dask.distributed import Client
+
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
+                             f"({exc})") from None
+
+
+def local_cluster(workers: int | None = None) -> Any:
+    """A new ``LocalCluster`` of ``workers`` single-threaded worker processes on 127.0.0.1
+    (default: the CPU count), with Dask's logs silenced; the caller closes it.
+
+    Raises
+    ------
+    DuelboundError
+        ``workers`` < 1.
+    """
+    from dask.distributed import LocalCluster
+
+    n = int(workers) if workers is not None else (os.cpu_count() or 1)
+    if n < 1:
+        raise DuelboundError(f"workers must be >= 1, got {n}")
+    return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                        dashboard_address=None, host="127.0.0.1",
+                        silence_logs=logging.CRITICAL)
 
 
 @contextlib.contextmanager
@@ -58,23 +94,14 @@ def dask_client(scheduler: str | None = None, workers: int | None = None,
         The scheduler does not answer; ``workers`` < 1.
     """
     import dask
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client
 
     if scheduler:
-        try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as exc:
-            raise DuelboundError(f"cannot connect to the Dask scheduler at {scheduler} "
-                                 f"({exc})") from None
-        with client:
+        with connect(scheduler) as client:
             yield client
         return
-    n = int(workers) if workers is not None else (os.cpu_count() or 1)
-    if n < 1:
-        raise DuelboundError(f"workers must be >= 1, got {n}")
-    with dask.config.set(config or {}), LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-            host="127.0.0.1", silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+    with dask.config.set(config or {}), local_cluster(workers) as cluster, \
+            Client(cluster) as client:
         yield client
 
 
