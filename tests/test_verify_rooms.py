@@ -232,3 +232,23 @@ def test_the_reference_warn_reuses_the_matrixs_c_star(monkeypatch):
                             V.CStar(27.5, np.zeros((4, 4))))
     assert chk.verdict == "WARN" and chk.rule == "significantly-worse", chk.message
     assert calls == []
+
+
+def test_protocol_counts_cut_lost_and_never_started_runs_apart():
+    """A budget that cuts one run, loses another and never starts two says so per kind
+    (the message once used the first run's words for all of them)."""
+    from duelbound.checks.verify.record import JudgedRun
+    from duelbound.checks.verify.verdicts import protocol_check
+
+    runs = [JudgedRun.failed(seed=0, T=1000, kind="budget", message="cut by the wall-clock "
+                             "budget after 400 of 1000 duels (judged up to its last duel)"),
+            JudgedRun.failed(seed=1, T=1000, kind="budget", message="not finished: wall-clock "
+                             "budget 8 s exhausted (record lost)")]
+    runs += [JudgedRun.failed(seed=s, T=1000, kind="budget",
+                              message="not run: wall-clock budget 8 s exhausted")
+             for s in (2, 3)]
+    check = protocol_check(runs, None, 1000)
+    assert (check.verdict, check.rule) == ("INCONCLUSIVE", "not-run")
+    assert "1 run(s) cut by the wall-clock budget" in check.message
+    assert "1 run(s) not finished: wall-clock budget 8 s exhausted (record lost)" in check.message
+    assert "2 run(s) not run: wall-clock budget 8 s exhausted" in check.message

@@ -124,6 +124,18 @@ def protocol_check(runs: list, twin, T: int) -> Check:
     return _protocol_without_error(runs, every, T, stat)
 
 
+def _not_run_summary(skipped: list) -> str:
+    """How many runs were cut, stopped or never started, each kind counted on its own
+    (the messages of cut runs differ only in their duel counts)."""
+    groups: dict[str, int] = {}
+    for r in skipped:
+        msg = r.error["message"]
+        if msg.startswith("cut by"):
+            msg = "cut by the wall-clock budget (judged up to their last duel)"
+        groups[msg] = groups.get(msg, 0) + 1
+    return "; ".join(f"{n} run(s) {msg}" for msg, n in groups.items())
+
+
 def _protocol_without_error(runs: list, every: list, T: int, stat: dict[str, Any]) -> Check:
     slow = [r for r in every if r.error and r.error.get("kind") == "timeout"]
     if slow:
@@ -133,8 +145,8 @@ def _protocol_without_error(runs: list, every: list, T: int, stat: dict[str, Any
                      f"{r.error['message']}", stat, rule="time-limit")
     skipped = [r for r in every if r.error and r.error.get("kind") in NOT_RUN]
     if skipped:
-        return Check("protocol", "INCONCLUSIVE", f"{len(skipped)} run(s) "
-                     f"{skipped[0].error['message']}", stat, rule="not-run")
+        return Check("protocol", "INCONCLUSIVE", _not_run_summary(skipped), stat,
+                     rule="not-run")
     if not runs or any(r.steps == 0 for r in runs):
         return Check("protocol", "FAIL", "a run recorded no duel", stat, rule="no-duel")
     rate = np.median([r.duels_per_s for r in runs]) if runs else 0.0
