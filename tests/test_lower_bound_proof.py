@@ -17,6 +17,7 @@ import pytest
 
 from duelbound.solvers import lower_bound
 from duelbound.solvers.certificate import VERIFIED, LowerBoundProof
+from duelbound.solvers.cstar import solve_winner
 from duelbound.solvers.enclosure import enclose
 from duelbound.theory import datasets, generators
 
@@ -101,8 +102,6 @@ def test_enclose_refuses_certificates_of_other_winners():
     M = datasets.load("multi_winner")
     res = lower_bound(M, certify=True)
     assert res.proof.verified
-    from duelbound.solvers.cstar import solve_winner
-
     solves = {i1: solve_winner(M, i1) for i1 in res.proof.per_winner}
     one = dict(list(res.proof.per_winner.items())[:1])
     with pytest.raises(ValueError, match="certificates for winners"):
