@@ -81,7 +81,7 @@ def _cert_line(cert: dict) -> str:
     if s == "exact":
         return ("exact for the float-rounded LP (d_p = the binary64 d(mu_p, 1/2); primal, "
                 "dual and objectives checked in rational arithmetic)")
-    if s == "interval":
+    if s == "enclosed":
         return (f"certified within [{cert['lower_float']:.15g}, {cert['upper_float']:.15g}]"
                 f" (width {cert.get('width', float('nan')):.2g}; floating-point duals "
                 "verified exactly, no exact basis)")
@@ -172,7 +172,7 @@ class BoundsReport:
         per_cert = lb.certificate.get("per_winner", {})
         for i1 in sorted(per_cert):
             c = per_cert[i1]
-            if c["status"] == "interval" and len(per_cert) > 1 and i1 not in lb.winners:
+            if c["status"] == "enclosed" and len(per_cert) > 1 and i1 not in lb.winners:
                 # only the minimising winner needs the exact route (certify_lower_bound)
                 lines.append(f"NOTE        C*_{M.label(i1)} certified within "
                              f"[{c['lower_float']:.15g}, {c['upper_float']:.15g}] (not the "
@@ -266,7 +266,7 @@ def bounds_report(M: PreferenceMatrix, *, method: str = "auto", certify: Any = N
     lb = lower_bound(M, method=method, certify=certify, symbolic=symbolic,
                      progress=progress, max_k=max_k)
     # with a certificate, C^E* encloses and clamps itself (the API's and the CLI's numbers)
-    ecw = ecw_bound(M, enclose=lb.proof is not None)
+    ecw = ecw_bound(M, enclose=lb.proof.enclosure is not None)
     rep = None
     if interval is not None:
         from .interval import lower_bound_interval

@@ -24,15 +24,17 @@ the compact (family) LP the dual lives on family rows and block link rows;
 with the same objective, so :func:`verify` checks one formulation-free kind of
 certificate.  Fallbacks, first success wins: the basis of an explicit-row LP of the rows
 tight at x*, then row generation on it, then an exact simplex on small LPs, then a
-certified interval: the float dual, rationalised and made feasible by
+verified bracket (status "enclosed"): the float dual, rationalised and made feasible by
 w_p = max(0, (Aᵀy − c)_p), and the float primal snapped to small denominators and
-scaled up to feasibility.
+scaled up to feasibility.  :func:`certify_lower_bound` gathers every winner's result in
+one :class:`LowerBoundProof`, which later also holds the enclosure of C* for the matrix as
+written (:mod:`.enclosure`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -43,22 +45,31 @@ from ..theory.kl import kl_symbolic
 from .certificate_verify import Certificate, exact_inputs, exact_min_lhs, to_matrix, verify
 from .compact_dual import compact_certificate, split_compact_dual
 from .constraint_check import ConstraintCheck
+from .enclosure import Enclosure
 from .exact_basis import exact_basis
 from .exact_lp import MAX_ROWS, MAX_VARIABLES, solve_exact
 from .formulations import rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-           "certify_winner", "certify_lower_bound", "Certification", "certify_mode", "MODES",
-           "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
+           "certify_winner", "certify_lower_bound", "LowerBoundProof", "certify_mode", "MODES",
+           "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "ENCLOSED_MAX_REL_WIDTH",
+           "VERIFIED"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
-#: at K = 136) and the floating-point (interval) certificate first above it.
+#: at K = 136) and the floating-point (float-dual) certificate first above it.
 EXACT_MAX_K = 136
-#: A floating-point (interval) certificate is accepted only when upper − lower is at most
-#: this fraction of lower; a wider one sends certification to the exact routes, and if
-#: the last (interval) route is still wider, the result is "failed" with the reason.
-INTERVAL_MAX_REL_WIDTH = 1e-9
+#: A verified bracket that is not a point (status "enclosed") is accepted only when
+#: upper − lower is at most this fraction of lower; a wider one sends certification to the
+#: exact routes, and if the last (float-dual-fallback) route is still wider, the result is
+#: "failed" with the reason.
+ENCLOSED_MAX_REL_WIDTH = 1e-9
+#: The old name of :data:`ENCLOSED_MAX_REL_WIDTH` ("interval" names the posterior only).
+INTERVAL_MAX_REL_WIDTH = ENCLOSED_MAX_REL_WIDTH
+#: Statuses of a verified certificate of C*_{i1}: proved equal to one rational ("exact"),
+#: or between two, rigorously ("enclosed"; the name "interval" is kept for the posterior
+#: interval of :mod:`.interval`).
+VERIFIED = ("exact", "enclosed")
 #: Denominator bound when snapping a float primal (vertices of this 0/1 LP have small ones).
 MAX_DENOMINATOR = 10_000
 #: Tight rows per constraint family in the first explicit-row LP (choices among tied x*
@@ -116,7 +127,7 @@ def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
     return Certificate(x, y, None, rows)
 
 
-def _interval_certificate(M, i1, px, model, sol) -> Certificate:
+def _fallback_certificate(M, i1, px, model, sol) -> Certificate:
     """Rationalised float dual (clipped to ≥ 0) and snapped, scaled-up float primal."""
     mu = np.ascontiguousarray(M.values)
     d = model.data
@@ -214,7 +225,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
         still accepted with a DeprecationWarning): first the floating-point
         certificate (route ``float-dual``: HiGHS's duals read as exact dyadic
         rationals, split onto explicit constraints, verified exactly — status
-        ``"interval"`` with its ``width``, typically ~1e-15 relative), the exact routes
+        ``"enclosed"`` with its ``width``, typically ~1e-15 relative), the exact routes
         only if it fails.  ``"auto"``: ``"exact"`` up to K = :data:`EXACT_MAX_K`,
         ``"float-dual"`` above (the exact dual's rationals grow with K: thousands of
         digits, and the exact routes' cost with them).
@@ -222,9 +233,9 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     Returns
     -------
     dict
-        ``status`` ("exact", "interval" or "failed"), ``checks``, ``lower``/``upper``
-        (exact rationals), ``route``, ``certificate``, ``time``; ``value`` when exact,
-        ``width`` (upper − lower, float) when an interval.
+        ``status`` ("exact", "enclosed" or "failed"), ``checks``, ``lower``/``upper``
+        (exact rationals), ``route``, ``certificate`` (the :class:`Certificate`), ``time``;
+        ``value`` when exact, ``width`` (upper − lower, float) when enclosed.
 
     Notes
     -----
@@ -232,7 +243,8 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     compact LP's dual is split onto explicit constraints); (1) the basis
     of the explicit LP of the rows tight at x* gives the exact dual, and its basic primal
     or x* snapped to small denominators the exact primal; (2) row generation on that LP,
-    then its basis; (3) interval.
+    then its basis; (3) an exact simplex on small LPs; (4) the rationalised float dual of
+    the last explicit LP (route ``float-dual-fallback``, status "enclosed").
     """
     mode = certify_mode(mode)
     t0 = time.perf_counter()
@@ -242,7 +254,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     cert = None
     if mode == "float-dual" or (mode == "auto" and M.K > EXACT_MAX_K):
         res, cert = _float_route(M, ws, c)
-        if res["status"] == "exact" or (res["status"] == "interval" and _narrow(res)):
+        if res["status"] == "exact" or (res["status"] == "enclosed" and _narrow(res)):
             return _finish(res, cert, "float-dual", t0)
     # the LP that was solved (compact blocks or explicit rows): its basis, no second LP
     cert = _basis_certificate(ws, ws.sol, c)
@@ -273,9 +285,9 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
             if simplex_res["status"] == "exact":
                 cert, res, route = simplex, simplex_res, "exact-simplex"
     if res["status"] != "exact":
-        cert = _interval_certificate(M, i1, px, model, sol)
+        cert = _fallback_certificate(M, i1, px, model, sol)
         res = verify(M, i1, px, cert, c)
-        route = "interval"
+        route = "float-dual-fallback"
     return _finish(res, cert, route, t0)
 
 
@@ -312,24 +324,24 @@ def _exact_simplex_certificate(M, i1, ws, c: list[Fraction], max_rounds: int = 6
 
 
 def _narrow(res: dict[str, Any]) -> bool:
-    """Is a verified interval at most :data:`INTERVAL_MAX_REL_WIDTH` wide (relative)?"""
+    """Is a verified bracket at most :data:`ENCLOSED_MAX_REL_WIDTH` wide (relative)?"""
     lo, hi = res["lower"], res["upper"]
-    return lo > 0 and (hi - lo) <= lo * Fraction(INTERVAL_MAX_REL_WIDTH)
+    return lo > 0 and (hi - lo) <= lo * Fraction(ENCLOSED_MAX_REL_WIDTH)
 
 
 def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
-    if res["status"] == "interval" and not _narrow(res):
+    if res["status"] == "enclosed" and not _narrow(res):
         res["status"] = "failed"
         res["reason"] = (f"the only certificate found, [{float(res['lower']):.6g}, "
                          f"{float(res['upper']):.6g}], is wider than the accepted relative "
-                         f"width {INTERVAL_MAX_REL_WIDTH:g}")
+                         f"width {ENCLOSED_MAX_REL_WIDTH:g}")
     res["route"] = route
     res["certificate"] = cert
     res["time"] = time.perf_counter() - t0
     if res["status"] == "exact":
         res["value"] = res["upper"]
         res["value_float"] = float(res["upper"])
-    elif res["status"] == "interval":
+    elif res["status"] == "enclosed":
         res["width"] = float(res["upper"] - res["lower"])
     return res
 
@@ -340,56 +352,123 @@ def _short(v: Fraction, max_bits: int = 1000) -> str:
     return str(v) if bits <= max_bits else f"<rational with ~{int(bits * 0.30103)} digits>"
 
 
-@dataclass
-class Certification:
-    """What :func:`certify_lower_bound` returns: the JSON-ready ``summary`` (the result's
-    ``certificate`` dict) and every winner's full :func:`certify_winner` result, whose
-    exact certificates the enclosure (:func:`~duelbound.solvers.enclosure.enclose`) reads."""
-
-    summary: dict[str, Any]
-    results: dict[int, dict[str, Any]]
+#: The one-line message of each overall status (``LowerBoundProof.certificate_summary``).
+_MESSAGES = {"exact": "certified exact for the rational inputs",
+             "enclosed": "certified within [lower, upper]"}
 
 
-def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
+@dataclass(frozen=True)
+class LowerBoundProof:
+    """The proof of C* in one object: every winner's verified certificate and, from them,
+    the enclosure of C* for the matrix as written (on ``LowerBoundResult.proof``).
+
+    Everything else is derived from these fields: the status, the bracket, and the two
+    JSON-ready views ``LowerBoundResult.certificate`` (:meth:`certificate_summary`) and
+    ``LowerBoundResult.enclosure`` (:meth:`enclosure_summary`).
+
+    Attributes
+    ----------
+    per_winner : dict of int to dict
+        Every Copeland winner's :func:`certify_winner` result (exact rationals and the
+        :class:`Certificate`); empty when nothing was certified.
+    enclosure : Enclosure or None
+        C* of the matrix as written (:func:`~duelbound.solvers.enclosure.enclose`) when
+        every certificate verified and it was computed; else None.
+    reason : str
+        Why there is no certificate (status "uncertified").
+    """
+
+    per_winner: dict[int, dict[str, Any]] = field(default_factory=dict)
+    enclosure: Enclosure | None = None
+    reason: str = ""
+
+    @property
+    def verified(self) -> bool:
+        """Did every winner's certificate verify (status in :data:`VERIFIED`)?"""
+        return bool(self.per_winner) and all(p["status"] in VERIFIED
+                                             for p in self.per_winner.values())
+
+    @property
+    def lower(self) -> Fraction | None:
+        """min over winners of the verified lower bounds (C* = min C*_{i1} ≥ it)."""
+        return min((p["lower"] for p in self.per_winner.values() if "lower" in p),
+                   default=None)
+
+    @property
+    def upper(self) -> Fraction | None:
+        """min over winners of the verified upper bounds (C* ≤ it)."""
+        return min((p["upper"] for p in self.per_winner.values() if "upper" in p),
+                   default=None)
+
+    @property
+    def status(self) -> str:
+        """"uncertified" (no certificate asked for), "failed" (one did not verify), "exact"
+        (all verified and min lower = min upper) or "enclosed" (all verified, C* rigorously
+        in [lower, upper])."""
+        if not self.per_winner:
+            return "uncertified"
+        if not self.verified:
+            return "failed"
+        return "exact" if self.lower == self.upper else "enclosed"
+
+    def certificate_summary(self) -> dict[str, Any]:
+        """The JSON-ready statement of the certificates (``LowerBoundResult.certificate``):
+        ``status``, ``message``, ``per_winner`` (keyed by winner), ``lower_float``/
+        ``upper_float`` and, when enclosed, ``width``; ``status`` and ``reason`` only when
+        uncertified."""
+        status = self.status
+        if status == "uncertified":
+            return {"status": status, "reason": self.reason}
+        reasons = [p["reason"] for p in self.per_winner.values() if "reason" in p]
+        msg = _MESSAGES.get(status) or "not certified: " + (
+            reasons[0] if reasons else "verification failed")
+        out: dict[str, Any] = {
+            "status": status, "message": msg,
+            "per_winner": {i1: _public_entry(p) for i1, p in self.per_winner.items()}}
+        lo, hi = self.lower, self.upper
+        if lo is not None and hi is not None:
+            out["lower_float"], out["upper_float"] = float(lo), float(hi)
+            if status == "enclosed":
+                out["width"] = float(hi - lo)
+        return out
+
+    def enclosure_summary(self) -> dict[str, Any]:
+        """The enclosure's JSON-ready statement (``LowerBoundResult.enclosure``), {} without."""
+        return self.enclosure.summary() if self.enclosure is not None else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """``certificate`` (winners as string keys, as in JSON) and ``enclosure``."""
+        cert = self.certificate_summary()
+        if "per_winner" in cert:
+            cert["per_winner"] = {str(k): v for k, v in cert["per_winner"].items()}
+        return {"certificate": cert, "enclosure": self.enclosure_summary()}
+
+
+def certify_lower_bound(M, solves: dict, mode: str = "auto") -> LowerBoundProof:
     """Certificate of C* = min over winners of C*_{i1} (``mode`` as in :func:`certify_winner`).
 
     C* lies in [min lower_{i1}, min upper_{i1}].  With ``mode="auto"`` only the winner
     with the smallest LP value is certified in ``auto`` mode; the others first get the
-    cheaper interval certificate, which suffices when its lower bound is above that
+    cheaper float-dual certificate, which suffices when its lower bound is above that
     winner's upper bound (they cannot be the minimum), and are certified in ``auto``
-    mode too otherwise.  Overall status: "exact" when every certificate verified and
-    the two ends meet, "interval" when every certificate verified, else "failed".
-    An interval carries its ``width`` (upper − lower).
+    mode too otherwise.  The overall status (:attr:`LowerBoundProof.status`): "exact" when
+    every certificate verified and the two ends meet, "enclosed" when every certificate
+    verified, else "failed".  The proof has no enclosure yet (the caller adds it:
+    :func:`~duelbound.solvers.enclosure.enclose`).
     """
-    per = _certify_winners(M, solves, mode)
-    verified = all(p["status"] in ("exact", "interval") for p in per.values())
-    lo = min((p["lower"] for p in per.values() if "lower" in p), default=None)
-    hi = min((p["upper"] for p in per.values() if "upper" in p), default=None)
-    overall = ("failed" if not verified else "exact" if lo == hi else "interval")
-    reasons = [p["reason"] for p in per.values() if "reason" in p]
-    msg = {"exact": "certified exact for the rational inputs",
-           "interval": "certified within [lower, upper]",
-           "failed": "not certified: " + (reasons[0] if reasons else "verification failed")
-           }[overall]
-    out: dict[str, Any] = {"status": overall, "message": msg,
-                           "per_winner": {i1: _public_entry(p) for i1, p in per.items()}}
-    if lo is not None and hi is not None:
-        out["lower_float"], out["upper_float"] = float(lo), float(hi)
-        if overall == "interval":
-            out["width"] = float(hi - lo)
-    return Certification(out, per)
+    return LowerBoundProof(_certify_winners(M, solves, mode))
 
 
 def _certify_winners(M, solves: dict, mode: str) -> dict[int, dict[str, Any]]:
     """:func:`certify_winner` of every winner, the one with the smallest LP value first (in
     ``mode``); with ``mode="auto"`` the others first by the float-dual certificate, again
-    in ``auto`` only if its interval does not lie above that winner's upper bound."""
+    in ``auto`` only if its bracket does not lie above that winner's upper bound."""
     order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
     per = {order[0]: certify_winner(M, solves[order[0]], mode)}
     top = per[order[0]].get("upper")
     for i1 in order[1:]:
         res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
-        if (mode == "auto" and res["status"] == "interval"
+        if (mode == "auto" and res["status"] == "enclosed"
                 and not (top is not None and res["lower"] > top)):
             res = certify_winner(M, solves[i1], mode)  # a candidate minimum: full mode
         per[i1] = res

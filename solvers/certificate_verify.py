@@ -147,7 +147,8 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
 
     (a) x̂ in the box and in R_{i1} (every constraint, exact oracle); (b) every row
     of ``cert.rows`` is a constraint of R_{i1}, y ≥ 0, w ≥ 0 and Aᵀy − w ≤ c;
-    (c) c·x̂ = Σ y − Σ w.  Status "exact" iff all hold, "interval" if (a) and (b) do.
+    (c) c·x̂ = Σ y − Σ w.  Status "exact" iff all hold, "enclosed" (lower ≤ C*_{i1} ≤ upper,
+    rigorously) if (a) and (b) do.
     """
     mu = np.ascontiguousarray(M.values)
     primal_ok, upper = _primal_check(mu, i1, px, cert, c)
@@ -160,7 +161,7 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     if dual_ok:
         out["lower"] = lower
     if primal_ok and dual_ok:
-        out["status"] = "exact" if upper == lower else "interval"
+        out["status"] = "exact" if upper == lower else "enclosed"
     return out
 
 

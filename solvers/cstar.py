@@ -16,7 +16,7 @@ Examples
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,9 +25,9 @@ from ..theory import tournament as st
 from ..theory.errors import DuelboundError, SolverError, UnknownNameError
 from ..theory.matrix import PreferenceMatrix
 from ..theory.regret import ConventionMixin, regret_matrix
-from .certificate import certify_lower_bound, certify_mode, symbolic_value
+from .certificate import LowerBoundProof, certify_lower_bound, certify_mode, symbolic_value
 from .ecw import allocation_fields, ecw_winner_core
-from .enclosure import Enclosure, enclose, float_above, float_below
+from .enclosure import enclose, float_above, float_below
 from .formulations import (
     CompactBuilder,
     LPData,
@@ -56,7 +56,7 @@ METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
 AUTO_METHOD = "families"
 #: ``certify=None`` certifies up to this K, in exact arithmetic (~6 s per winner at
 #: K = 136, docs/lower_bound.md); ``certify=True`` above it starts with the
-#: floating-point (interval) certificate (:data:`~duelbound.solvers.certificate.EXACT_MAX_K`).
+#: floating-point (float-dual) certificate (:data:`~duelbound.solvers.certificate.EXACT_MAX_K`).
 CERTIFY_MAX_K = 136
 #: ``method="enumerate"`` refuses when one winner's R_{i1} has more constraints than this.
 ENUMERATE_MAX_ROWS = 20_000
@@ -108,16 +108,14 @@ class LowerBoundResult(ConventionMixin):
     stats : dict
         method, backend, rounds, LP solves, rows in the LP, rows generated,
         explicit constraint count, wall time.
-    certificate : dict
-        ``status`` in {"exact", "interval", "uncertified", "failed"} with the
-        exact rationals (as strings) or interval; per-winner details.
     symbolic : object or None
         sympy expression of C* in the d_ij (``symbolic=True``).
-    enclosure : dict
-        With a certificate: ``lower``/``upper`` (binary64, rounded outwards) enclosing the
-        true C* of the matrix as written (decimal text read exactly, d(µ, ½) enclosed
-        rigorously; :mod:`.proof`), its ``relative_width`` and ``source``; empty without.
-        :meth:`certificate_document` gives the proof as a self-contained document.
+    proof : LowerBoundProof
+        The proof of C*, in one object: every winner's verified certificate (exact
+        rationals) and the enclosure of C* for the matrix as written built from them
+        (:mod:`.certificate`, :mod:`.enclosure`).  :attr:`certificate` and
+        :attr:`enclosure` are its JSON-ready views; :meth:`certificate_document` its
+        self-contained, independently checkable document.
     """
 
     value: float
@@ -128,30 +126,43 @@ class LowerBoundResult(ConventionMixin):
     evidence: np.ndarray = field(repr=False)
     tight: dict[int, list[Constraint]] = field(repr=False)
     stats: dict[str, Any] = field(default_factory=dict)
-    certificate: dict[str, Any] = field(default_factory=dict)
     symbolic: Any = None
     convention: str = "komiyama"
-    enclosure: dict[str, Any] = field(default_factory=dict)
-    proof: Enclosure | None = field(default=None, repr=False, compare=False)
+    proof: LowerBoundProof = field(default_factory=LowerBoundProof, repr=False,
+                                   compare=False)
 
     quantity = "C*"
     __repr__ = ConventionMixin.__repr__  # the dataclass would write its own
 
+    @property
+    def certificate(self) -> dict[str, Any]:
+        """The certificates' statement (read-only view of :attr:`proof`): ``status`` in
+        {"exact", "enclosed", "failed", "uncertified"} ("enclosed": C* rigorously within
+        [``lower_float``, ``upper_float``], its ``width`` beside), the ``message`` or
+        ``reason``, and ``per_winner`` details (exact rationals as strings)."""
+        return self.proof.certificate_summary()
+
+    @property
+    def enclosure(self) -> dict[str, Any]:
+        """With a verified certificate: ``lower``/``upper`` (binary64, rounded outwards)
+        enclosing the true C* of the matrix as written (decimal text read exactly, d(µ, ½)
+        enclosed rigorously; :mod:`.enclosure`), its ``relative_width``, ``source``,
+        ``per_winner`` and ``ecw`` brackets; {} without (read-only view of :attr:`proof`)."""
+        return self.proof.enclosure_summary()
+
     def to_dict(self) -> dict[str, Any]:
+        proof = self.proof.to_dict()
         return {
             **allocation_fields(self),
             "evidence": self.evidence.tolist(),
             "tight": {str(k): [c.to_dict() for c in v] for k, v in self.tight.items()},
             "stats": self.stats,
-            "certificate": {**self.certificate,
-                            "per_winner": {str(k): v for k, v in
-                                           self.certificate.get("per_winner", {}).items()}},
+            "certificate": proof["certificate"],
             "symbolic": None if self.symbolic is None else str(self.symbolic),
-            "enclosure": self.enclosure,
+            "enclosure": proof["enclosure"],
             "convention": self.convention,
             "source": "[K16] Theorem 2 (docs/math.md §5)",
         }
-
 
     def certificate_document(self, **meta: Any) -> dict[str, Any]:
         """The proof of :attr:`enclosure` as a self-contained, versioned JSON-ready document
@@ -166,10 +177,11 @@ class LowerBoundResult(ConventionMixin):
             The result has no verified certificate (``certify=False``, or verification
             failed).
         """
-        if self.proof is None:
+        enc = self.proof.enclosure
+        if enc is None:
             raise DuelboundError("no certificate to export: compute the bound with "
                                  "certify=True (CLI: --certify) and a verified certificate")
-        return self.proof.document() | {"meta": meta} if meta else self.proof.document()
+        return enc.document() | {"meta": meta} if meta else enc.document()
 
 
 @dataclass
@@ -438,9 +450,9 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
         arithmetic (status ``"exact"``).  ``"float-dual"`` (deprecated spelling
         ``"interval"``, still accepted): the floating-point certificate
         first (HiGHS's duals read as exact dyadic rationals, split onto explicit
-        constraints and verified exactly; status ``"interval"`` with its ``width``,
+        constraints and verified exactly; status ``"enclosed"`` with its ``width``,
         ~1e-15 relative), the exact routes only if it fails.  ``True`` or ``"auto"``:
-        exact up to K = ``EXACT_MAX_K`` (136), interval above.  Default (None):
+        exact up to K = ``EXACT_MAX_K`` (136), float-dual above.  Default (None):
         ``"auto"`` when K ≤ :data:`CERTIFY_MAX_K` (136), else none.
     symbolic : bool
         Also return C* as a sympy expression in the d_ij (requires an exact certificate).
@@ -507,21 +519,10 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
         solves[i1] = solve_winner(M, i1, method, backend, need_basis=certify or symbolic,
                                   progress=progress)
     per = {i1: float(s.px.cost @ s.x) for i1, s in solves.items()}
-    internal: dict = {}
-    reason = (f"K = {K} > {CERTIFY_MAX_K}, the default limit; pass certify=True (--certify)"
-              if default_certify else "certify=False")
-    cert: dict[str, Any] = {"status": "uncertified", "reason": "" if certify else reason}
-    proof = None
+    proof = LowerBoundProof(reason=f"K = {K} > {CERTIFY_MAX_K}, the default limit; pass "
+                            "certify=True (--certify)" if default_certify else "certify=False")
     if certify:
-        certification = certify_lower_bound(M, solves, mode)
-        cert, internal = certification.summary, certification.results
-        for i1, c in cert["per_winner"].items():
-            if c["status"] == "exact":
-                per[i1] = c["value_float"]
-        proof = enclose(M, solves, internal)
-        if proof is not None:  # a printed value never lies outside its printed bracket
-            for i1, wp in proof.per_winner.items():
-                per[i1] = min(max(per[i1], float_below(wp.lower)), float_above(wp.upper))
+        proof = _certified(M, solves, mode, per)
     best = min(per.values())
     mins = [i for i in winners if per[i] == best]
     allocs = {i1: s.px.symmetric(s.x / s.px.d) for i1, s in solves.items()}
@@ -535,10 +536,27 @@ def lower_bound(M: PreferenceMatrix, *, method: str = "auto", certify: bool | st
     }
     sym = None
     if symbolic:
-
-        sym = symbolic_value(M, solves[mins[0]], internal.get(mins[0]) if certify else None)
+        sym = symbolic_value(M, solves[mins[0]], proof.per_winner.get(mins[0]))
     x_best = solves[mins[0]].px.symmetric(solves[mins[0]].x)
     tight = {i1: tight_constraints(M.values, i1, s.px.symmetric(s.x))
              for i1, s in solves.items()}
     return LowerBoundResult(best, per, mins, allocs[mins[0]], allocs, x_best, tight, stats,
-                            cert, sym, enclosure=proof.summary() if proof else {}, proof=proof)
+                            sym, proof=proof)
+
+
+def _certified(M: PreferenceMatrix, solves: dict[int, WinnerSolve], mode: str,
+               per: dict[int, float]) -> LowerBoundProof:
+    """The proof of C* (every winner certified, then enclosed for the matrix as written);
+    ``per`` (the LP values) updated in place: an exact value replaces the float, and every
+    value is clamped into its enclosure (a printed value never lies outside its printed
+    bracket)."""
+    proof = certify_lower_bound(M, solves, mode)
+    for i1, p in proof.per_winner.items():
+        if p["status"] == "exact":
+            per[i1] = p["value_float"]
+    if not proof.verified:
+        return proof
+    enc = enclose(M, solves, {i1: p["certificate"] for i1, p in proof.per_winner.items()})
+    for i1, wp in enc.per_winner.items():
+        per[i1] = min(max(per[i1], float_below(wp.lower)), float_above(wp.upper))
+    return replace(proof, enclosure=enc)

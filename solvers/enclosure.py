@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .certificate import ConstraintCheck
+from .certificate_verify import Certificate
+from .constraint_check import ConstraintCheck
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
            "float_below", "float_above"]
@@ -296,7 +297,8 @@ def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerP
     return WinnerProof(i1, lower, upper, primal, dual, box)
 
 
-def enclose(M, solves: dict, internal: dict, mu_written=None) -> Enclosure | None:
+def enclose(M, solves: dict, certificates: dict[int, Certificate],
+            mu_written=None) -> Enclosure:
     """Enclose C* of the matrix as written from the verified per-winner certificates.
 
     Parameters
@@ -304,19 +306,26 @@ def enclose(M, solves: dict, internal: dict, mu_written=None) -> Enclosure | Non
     M : PreferenceMatrix
     solves : dict of int to WinnerSolve
         Every Copeland winner's LP solve (:func:`~duelbound.solvers.cstar.solve_winner`).
-    internal : dict of int to dict
-        :func:`~duelbound.solvers.certificate.certify_lower_bound`'s per-winner results.
+    certificates : dict of int to Certificate
+        Every winner's certificate, verified (status "exact" or "enclosed" by
+        :func:`~duelbound.solvers.certificate_verify.verify`; the caller checks:
+        :attr:`~duelbound.solvers.certificate.LowerBoundProof.verified`).  Its primal is
+        not checked again here.
     mu_written : list of list of Fraction, optional
         Defaults to ``M.exact_as_written()``.
 
     Returns
     -------
-    Enclosure or None
-        None when some winner has no verified certificate.
+    Enclosure
+
+    Raises
+    ------
+    ValueError
+        ``certificates`` and ``solves`` name different winners.
     """
-    if set(internal) != set(solves) or any(
-            p.get("status") not in ("exact", "interval") for p in internal.values()):
-        return None
+    if set(certificates) != set(solves):
+        raise ValueError(f"certificates for winners {sorted(certificates)}, solves for "
+                         f"{sorted(solves)}")
     if mu_written is None:
         mu, source = M.exact_as_written()
     else:
@@ -334,7 +343,7 @@ def enclose(M, solves: dict, internal: dict, mu_written=None) -> Enclosure | Non
     mu_float = M.values
     for i1, ws in solves.items():
         check = ConstraintCheck(mu_float, i1, ws.px)
-        per[i1] = _winner_proof(i1, ws.px, internal[i1]["certificate"], check, cost_of)
+        per[i1] = _winner_proof(i1, ws.px, certificates[i1], check, cost_of)
     lower = min(p.lower for p in per.values())
     upper = min(p.upper for p in per.values())
     ecw = {i1: ecw_enclosure(mu, L, i1, costs) for i1 in winners}

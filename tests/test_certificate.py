@@ -56,11 +56,11 @@ def test_perturbed_dual_fails():
     derived = cm.Certificate(cert.x, cert.y, None, cert.rows)
     derived.y[k] += Fraction(1, 10**6)  # w derived: feasible, but the bound drops
     out = cm.verify(M, 0, ws.px, derived, c)
-    assert out["status"] == "interval" and out["lower"] < out["upper"]
+    assert out["status"] == "enclosed" and out["lower"] < out["upper"]
     down = cm.Certificate(cert.x, cert.y, w, cert.rows)
     down.y[k] -= Fraction(1, 10**6)  # feasible but the objectives differ
     out = cm.verify(M, 0, ws.px, down, c)
-    assert out["status"] == "interval" and not out["checks"]["objectives_equal"]
+    assert out["status"] == "enclosed" and not out["checks"]["objectives_equal"]
 
 
 def test_dual_on_a_non_constraint_row_fails():
@@ -72,7 +72,7 @@ def test_dual_on_a_non_constraint_row_fails():
     assert not out["checks"]["dual_feasible"]
 
 
-def test_interval_fallback_brackets_the_value(monkeypatch):
+def test_float_dual_fallback_brackets_the_value(monkeypatch):
     M = generators.random_matrix(8, 11)
     exact = lower_bound(M, certify=True)
     assert exact.certificate["status"] == "exact"
@@ -80,7 +80,10 @@ def test_interval_fallback_brackets_the_value(monkeypatch):
     monkeypatch.setattr(cm, "_exact_simplex_certificate", lambda *a, **k: None)
     res = lower_bound(M, certify=True)
     cert = res.certificate
-    assert cert["status"] == "interval"
+    assert cert["status"] == "enclosed"
+    routes = {v["route"] for v in cert["per_winner"].values()}  # others: float-dual first
+    assert "float-dual-fallback" in routes
+    assert routes <= {"float-dual", "float-dual-fallback"}
     assert cert["lower_float"] <= exact.value <= cert["upper_float"]
     assert cert["upper_float"] - cert["lower_float"] <= 1e-6 * exact.value
 
@@ -151,9 +154,9 @@ def test_float_dual_route_brackets_the_exact_value(M):
         for i1 in st.copeland_winners(M):
             ws = solve_winner(M, i1, m)
             exact = cm.certify_winner(M, ws, "exact")
-            fl = cm.certify_winner(M, ws, "interval")
+            fl = cm.certify_winner(M, ws, "float-dual")
             assert exact["status"] == "exact"
-            assert fl["status"] in ("exact", "interval"), fl["checks"]
+            assert fl["status"] in ("exact", "enclosed"), fl["checks"]
             if fl["route"] == "float-dual":
                 assert fl["lower"] <= exact["value"] <= fl["upper"]
                 assert fl["upper"] - fl["lower"] <= 1e-9 * max(1, exact["value"])
@@ -167,7 +170,7 @@ def test_certify_modes_of_lower_bound():
         old = lower_bound(M, certify="interval").certificate  # the deprecated spelling
     assert old["lower_float"] == iv["lower_float"] and old["upper_float"] == iv["upper_float"]
     assert exact.certificate["status"] == "exact"
-    assert iv["status"] == "interval" and 0 <= iv["width"] <= 1e-9 * iv["upper_float"]
+    assert iv["status"] == "enclosed" and 0 <= iv["width"] <= 1e-9 * iv["upper_float"]
     tol = 1e-12 * exact.value  # the floats of exact rationals
     assert iv["lower_float"] - tol <= exact.value <= iv["upper_float"] + tol
     assert {v["route"] for v in iv["per_winner"].values()} == {"float-dual"}
@@ -180,14 +183,14 @@ def test_certify_modes_of_lower_bound():
         cm.certify_winner(M, solve_winner(M, st.copeland_winners(M)[0]), "bogus")
 
 
-def test_bare_certify_uses_the_interval_route_above_the_exact_limit(monkeypatch):
+def test_bare_certify_uses_the_float_dual_route_above_the_exact_limit(monkeypatch):
     """certify=True is "auto": exact up to EXACT_MAX_K, the verified floating-point
     certificate above (the limit is lowered here so that a small K exercises it)."""
     monkeypatch.setattr(cm, "EXACT_MAX_K", 8)
     M = generators.random_matrix(10, 0, gap_range=(0.005, 0.45))
     res = lower_bound(M, certify=True)
     cert = res.certificate
-    assert cert["status"] == "interval", cert
+    assert cert["status"] == "enclosed", cert
     assert cert["lower_float"] <= res.value * (1 + 1e-12)
     assert res.value <= cert["upper_float"] * (1 + 1e-12)
     exact = lower_bound(M, certify="exact")
@@ -231,13 +234,13 @@ def test_several_winners_only_the_minimum_needs_the_exact_route():
     cert = auto.certificate
     assert cert["status"] == "exact" and every.certificate["status"] == "exact"
     assert auto.value == every.value
-    low = {i: v for i, v in cert["per_winner"].items() if v["status"] == "interval"}
+    low = {i: v for i, v in cert["per_winner"].items() if v["status"] == "enclosed"}
     assert low, "the non-minimal winners should take the cheap route"
     assert all(v["lower_float"] > auto.value for v in low.values())
     assert all(v["status"] == "exact" for v in every.certificate["per_winner"].values())
 
 
-# The interval mode's contract is "exact or interval": when the floating-point duals
+# The float-dual mode's contract is "exact or enclosed": when the floating-point duals
 # happen to prove the value exactly (solver-version dependent), "exact for the float-rounded
 # LP" is the right label, so either is accepted; the exact modes must say exact.  Every mode
 # leads with the certified enclosure of the matrix as written (issue 24).
@@ -292,10 +295,15 @@ def test_exact_simplex_route_certifies_when_no_basis_is_available(monkeypatch):
 
 def test_the_split_module_still_gives_every_public_name():
     """solvers/certificate.py was split into rooms (issue 33): the names its ``__all__`` and
-    constants gave before the split (listed by hand) are still importable from it."""
+    constants gave before the split (listed by hand) are still importable from it.
+    ``Certification`` (added the same day, issue 30) became :class:`LowerBoundProof`;
+    INTERVAL_MAX_REL_WIDTH is the old name of ENCLOSED_MAX_REL_WIDTH, kept outside
+    ``__all__``."""
     before = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-              "certify_winner", "certify_lower_bound", "Certification", "certify_mode", "MODES",
+              "certify_winner", "certify_lower_bound", "certify_mode", "MODES",
               "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH",
               "INITIAL_TIE_ROWS", "TIE_ROWS"]
     assert [n for n in before if not hasattr(cm, n)] == []
-    assert set(before) - {"INITIAL_TIE_ROWS", "TIE_ROWS"} <= set(cm.__all__)
+    assert set(before) - {"INITIAL_TIE_ROWS", "TIE_ROWS", "INTERVAL_MAX_REL_WIDTH"} <= set(
+        cm.__all__)
+    assert cm.INTERVAL_MAX_REL_WIDTH == cm.ENCLOSED_MAX_REL_WIDTH == 1e-9

@@ -212,7 +212,7 @@ def _matrices(draw) -> PreferenceMatrix:
 @given(_matrices())
 def test_checker_agrees_with_enumeration_and_200_digits(M):
     res = lower_bound(M, certify=True)  # near-ties the float LP cannot rank: exact simplex
-    assert res.proof is not None, res.certificate
+    assert res.proof.enclosure is not None, res.certificate
     doc = json.loads(json.dumps(res.certificate_document()))
     out = check_certificate(doc)
     mu = [[Fraction(v) for v in row] for row in doc["matrix"]["mu"]]
@@ -325,7 +325,7 @@ def test_ecw_enclosure_contains_the_float_bound_of_the_same_rationals(M):
 
     M = M.with_written([[str(Fraction(float(v))) for v in row] for row in M.values])
     res = lower_bound(M, certify=True)
-    assert res.proof is not None, res.certificate
+    assert res.proof.enclosure is not None, res.certificate
     enc = res.enclosure["ecw"]
     v = ecw_bound(M).value
     assert enc["lower"] * (1 - 1e-12) <= v <= enc["upper"] * (1 + 1e-12)

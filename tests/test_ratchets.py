@@ -39,7 +39,6 @@ COMPLEX_FUNCTIONS: dict[tuple[str, str], int] = {
     # into helpers cost ECW-RMED 20-40 % of its duels/s (measured), so it stays one loop
     ("duelbound.checks.simulate.algorithms.rmed", "run_cw_rmed"): 54,
     ("duelbound.cli.sweep_report", "run"): 23,
-    ("duelbound.solvers.cstar", "lower_bound"): 32,
     ("duelbound.solvers.exact_lp", "solve_exact"): 45,
     ("duelbound.theory.io", "parse_table_cells"): 55,
 }

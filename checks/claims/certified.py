@@ -208,12 +208,12 @@ def _cstar_interval(ex: ExactMatrix, i1: int) -> Interval:
     enclosure of d_p, and since the evidence x lies in [0, 1], C*_{i1} moves by at most
     Σ δ_p.  Raises SolverError when the LP fails or no certificate is found.
     """
-    from ...solvers.certificate import certify_winner
+    from ...solvers.certificate import VERIFIED, certify_winner
     from ...solvers.cstar import solve_winner
 
     ws = solve_winner(ex.M, i1)
     res = certify_winner(ex.M, ws)
-    if res.get("status") not in ("exact", "interval") or "lower" not in res:
+    if res.get("status") not in VERIFIED or "lower" not in res:
         raise SolverError(f"no certificate for C*_{i1}: {res.get('status')}")
     slack = Fraction(0)
     for (a, b), dp in zip(ws.px.pairs.tolist(), ws.px.d.tolist()):

@@ -213,8 +213,8 @@ def matrix_bounds(M: PreferenceMatrix) -> dict[str, float]:
     # plot or JSON never shows an uncertified LP value (K > CERTIFY_MAX_K) as plain "C*".
     try:
         lb = lower_bound(M)
-        # an interval certificate brackets the value within ~1e-15 (relative)
-        certified = lb.certificate.get("status") in ("exact", "interval")
+        # a verified certificate brackets the value within ~1e-15 (relative) or is exact
+        certified = lb.proof.verified
         out["C*" if certified else "C* (uncertified)"] = float(lb.value)
     except (DuelboundError, ImportError):
         pass

@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     ans = _answer(args)
     rep = getattr(ans, "bounds", ans)  # the plug-in BoundsReport, None when undefined
     if args.certificate and rep is not None:
-        if rep.lower_bound.proof is None:
+        if rep.lower_bound.proof.enclosure is None:
             raise DuelboundError("no certificate written: "
                                  f"{rep.lower_bound.certificate.get('message')}")
         _write_certificate(args.certificate, rep.matrix, rep.lower_bound)
