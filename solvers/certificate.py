@@ -150,14 +150,11 @@ def _float_certificate(ws) -> Certificate | None:
     P = data.n_pairs
     x = _snapped(sol.v[:P])
     if data.blocks:
-        split = split_compact_dual(data, sol.y.tolist(), ws.px, ws.i1, repair=True)
-        if split is None:
-            return None
-        rows, y = split
-    else:
-        rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-                for r in range(data.n_rows)]
-        y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
+        groups = split_compact_dual(data, sol.y.tolist(), ws.px, ws.i1, repair=True)
+        return None if groups is None else Certificate.from_groups(x, groups)
+    rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+            for r in range(data.n_rows)]
+    y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
     return Certificate(x, y, None, rows)
 
 
@@ -176,7 +173,7 @@ def _float_route(M, ws, c: list[Fraction]) -> tuple[dict[str, Any], Certificate 
     if not res["checks"].get("primal_feasible") and ws.data is not None:
         out = exact_basis(ws.data, ws.sol, [], dual=False)
         if out is not None:
-            cert = Certificate(out[0][:ws.data.n_pairs], cert.y, cert.w, cert.rows)
+            cert = cert.with_primal(out[0][:ws.data.n_pairs])
             res = verify(M, ws.i1, ws.px, cert, c)
     return res, cert
 
@@ -256,7 +253,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     if cert is not None and res["status"] != "exact":
         res = verify(M, i1, px, cert, c)
         if res["status"] != "exact":
-            alt = Certificate(_snapped(ws.x), cert.y, cert.w, cert.rows)
+            alt = cert.with_primal(_snapped(ws.x))
             alt_res = verify(M, i1, px, alt, c)
             if alt_res["status"] == "exact":
                 cert, res, route = alt, alt_res, "basis-dual+snapped-primal"

@@ -271,13 +271,14 @@ def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerP
     upper = sum((cost_of(a, b)[1] * x for a, b, x in primal), Fraction(0))
     dual = []
     idents = cert.identified or [check.identify(cols) for cols in cert.rows]  # verify's if any
-    for y, cols, ident in zip(cert.y, cert.rows, idents):
-        if y <= 0:
+    for (n, d, cols), ident in zip(cert.dual_terms(), idents):
+        if n <= 0:
             continue
         if ident is None:  # verified certificates hold genuine rows only
             raise AssertionError(f"certificate row {cols} is no constraint of R_{i1}")
-        y = Fraction(y)
-        dual.append((_dyadic_nd(y.numerator, y.denominator, BITS, False), *ident, cols))
+        # rounded down to ≥ BITS significant bits from n/d as given (a grouped dual's are
+        # unreduced: no gcd)
+        dual.append((_dyadic_nd(n, d, BITS, False), *ident, cols))
     # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
     shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
     acc = [0] * len(pairs)
