@@ -12,14 +12,20 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from fractions import Fraction
+from typing import Any
 
+import flint
 import numpy as np
 
 __all__ = ["sparse_solve", "exact_basis"]
 
 
-def sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[int, Fraction]:
-    """Solve a square sparse system exactly (Markowitz-style pivoting); ValueError if singular."""
+def sparse_solve(eqs: list[dict[int, Any]], rhs: list[Any]) -> dict[int, Any]:
+    """Solve a square sparse system exactly (Markowitz-style pivoting); ValueError if singular.
+
+    Entries are exact rationals of one type: ``Fraction`` or python-flint's ``fmpq``
+    (:func:`exact_basis` uses ``fmpq``: 4× faster here, most entries being small).
+    """
     rows = [dict(e) for e in eqs]
     b = list(rhs)
     col_rows: dict[int, set[int]] = defaultdict(set)
@@ -56,7 +62,10 @@ def sparse_solve(eqs: list[dict[int, Fraction]], rhs: list[Fraction]) -> dict[in
             heapq.heappush(heap, (len(rows[k]), k))
     sol: dict[int, Fraction] = {}
     for i, piv in reversed(order):
-        acc = b[i] - sum((v * sol[cc] for cc, v in rows[i].items() if cc != piv), Fraction(0))
+        acc = b[i]
+        for cc, v in rows[i].items():
+            if cc != piv:
+                acc -= v * sol[cc]
         sol[piv] = acc / rows[i][piv]
     return sol
 
@@ -82,17 +91,16 @@ def exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
     if len(basic) != len(active):
         return None
     bset = set(basic)
-    fixed = {j: Fraction(float(d.ub[j])) for j in np.flatnonzero(cs == 2).tolist()}
-    fixed.update({j: Fraction(float(d.lb[j])) for j in np.flatnonzero(cs == 0).tolist()
-                  if d.lb[j] != 0})
+    fixed = {j: _fmpq(d.ub[j]) for j in np.flatnonzero(cs == 2).tolist()}
+    fixed.update({j: _fmpq(d.lb[j]) for j in np.flatnonzero(cs == 0).tolist() if d.lb[j] != 0})
     eqs, rhs = [], []
-    col_in: dict[int, dict[int, Fraction]] = {j: {} for j in basic}
+    col_in: dict[int, dict[int, Any]] = {j: {} for j in basic}
     for r in active:
         lo, hi = d.indptr[r], d.indptr[r + 1]
-        row: dict[int, Fraction] = {}
-        b = Fraction(float(d.row_lb[r]))
+        row: dict[int, Any] = {}
+        b = _fmpq(d.row_lb[r])
         for j, v in zip(d.indices[lo:hi].tolist(), d.data[lo:hi].tolist()):
-            fv = Fraction(v)
+            fv = _fmpq(v)
             if j in bset:
                 row[j] = fv
                 col_in[j][r] = fv
@@ -102,13 +110,30 @@ def exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
         rhs.append(b)
     try:
         vb = sparse_solve(eqs, rhs)
-        yb = (sparse_solve([col_in[j] for j in basic], [c[j] for j in basic])
+        yb = (sparse_solve([col_in[j] for j in basic],
+                           [flint.fmpq(c[j].numerator, c[j].denominator) for j in basic])
               if dual else {})
     except (ValueError, ZeroDivisionError):
         return None
     zero = Fraction(0)
-    v = [vb.get(j, fixed.get(j, zero)) for j in range(d.n_cols)]
+    v = [zero] * d.n_cols
+    for j, val in fixed.items():
+        v[j] = _fraction(val)
+    for j, val in vb.items():
+        v[j] = _fraction(val)
     y = [zero] * d.n_rows
     for r, val in yb.items():
-        y[r] = val
+        y[r] = _fraction(val)
     return v, y
+
+
+def _fmpq(v: float) -> flint.fmpq:
+    """The binary64 ``v`` exactly, as an ``fmpq`` (the coefficients here are small integers)."""
+    if float(v).is_integer():
+        return flint.fmpq(int(v))
+    f = Fraction(float(v))
+    return flint.fmpq(f.numerator, f.denominator)
+
+
+def _fraction(q: flint.fmpq) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
