@@ -115,16 +115,7 @@ def exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
               if dual else {})
     except (ValueError, ZeroDivisionError):
         return None
-    zero = Fraction(0)
-    v = [zero] * d.n_cols
-    for j, val in fixed.items():
-        v[j] = _fraction(val)
-    for j, val in vb.items():
-        v[j] = _fraction(val)
-    y = [zero] * d.n_rows
-    for r, val in yb.items():
-        y[r] = _fraction(val)
-    return v, y
+    return _fractions({**fixed, **vb}, d.n_cols), _fractions(yb, d.n_rows)
 
 
 def _fmpq(v: float) -> flint.fmpq:
@@ -135,5 +126,9 @@ def _fmpq(v: float) -> flint.fmpq:
     return flint.fmpq(f.numerator, f.denominator)
 
 
-def _fraction(q: flint.fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
+def _fractions(vals: dict[int, flint.fmpq], n: int) -> list[Fraction]:
+    """A length-``n`` list of Fractions, ``vals`` at their indices and 0 elsewhere."""
+    out = [Fraction(0)] * n
+    for j, q in vals.items():
+        out[j] = Fraction(int(q.p), int(q.q))
+    return out
