@@ -11,6 +11,8 @@ added in python-flint's ``fmpq`` (:func:`exact_sum`, :func:`column_sums`).
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -41,27 +43,26 @@ def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
 
     ``X`` is a K×K nested list of Fractions (symmetric evidence).  Returns
     (value, (i2, l, case)) — the minimum over every (i2, l, I, S), computed by
-    sorting exact rationals; (inf, None) if R_{i1} has no constraint.
+    sorting exact rationals (as integers on their common denominator: vertices have small
+    ones); (inf, None) if R_{i1} has no constraint.
     """
-    best: Any = float("inf")
+    den = math.lcm(*(v.denominator for row in X for v in row))
+    Xn = [[v.numerator * (den // v.denominator) for v in row] for row in X]
+    best: Any = None
     arg = None
-    cache: dict[tuple, list[Fraction]] = {}
+    cache: dict[tuple, list[int]] = {}
 
-    def prefix(owner: int, members: list[int]) -> list[Fraction]:
+    def prefix(owner: int, members: list[int]) -> list[int]:
         key = (owner, tuple(members))
         if key not in cache:
-            vals = sorted(X[owner][j] for j in members)
-            pre = [Fraction(0)]
-            for v in vals:
-                pre.append(pre[-1] + v)
-            cache[key] = pre
+            cache[key] = [0, *itertools.accumulate(sorted(Xn[owner][j] for j in members))]
         return cache[key]
 
     for i2, l, case, A, m, B, s in constraint_families(mu, i1):
-        v = prefix(i1, A)[m] + prefix(i2, B)[s] + (X[i1][i2] if case == 1 else 0)
-        if v < best:
+        v = prefix(i1, A)[m] + prefix(i2, B)[s] + (Xn[i1][i2] if case == 1 else 0)
+        if best is None or v < best:
             best, arg = v, (i2, l, case)
-    return best, arg
+    return (float("inf"), None) if best is None else (Fraction(best, den), arg)
 
 
 def exact_sum(values) -> Fraction:

@@ -138,7 +138,8 @@ def _row_group(data, cols: list[int], blk: dict, p_of: dict[int, tuple[list[int]
              for j in used]
     direct = [j for j in cols if j not in blk and j < data.n_pairs]
     pieces = integer_pieces(parts, E)
-    return DualGroup(yr.numerator, yr.denominator * E, [wt for wt, _ in pieces],
+    g = math.gcd(yr.numerator, E)  # = y_f's numerator when f alone uses its block (Y_b = y_f)
+    return DualGroup(yr.numerator // g, yr.denominator * (E // g), [wt for wt, _ in pieces],
                      [_true_constraint(sorted(direct + ch), shared, px, i1) for _, ch in pieces])
 
 
