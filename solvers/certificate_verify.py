@@ -67,9 +67,15 @@ def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
 
 def exact_sum(values) -> Fraction:
     """Exact sum of Fractions, added in python-flint's ``fmpq`` (fast gcd on the long
-    denominators that sums of the rational costs build up), returned as a Fraction."""
-    terms = [v if isinstance(v, flint.fmpq) else flint.fmpq(v.numerator, v.denominator)
-             for v in values if v]
+    denominators that sums of the rational costs build up), returned as a Fraction.
+
+    Numerators of equal denominators are added first as integers (dyadic costs times
+    small-denominator primal values share a few dozen denominators)."""
+    by_den: dict[int, int] = {}
+    for v in values:
+        if v:
+            by_den[v.denominator] = by_den.get(v.denominator, 0) + v.numerator
+    terms = [flint.fmpq(n, d) for d, n in by_den.items() if n]
     # pairwise (tree) summation: operands of similar size keep the gcds short, where a
     # running sum drags its ever longer denominator through every addition
     while len(terms) > 1:
