@@ -170,10 +170,11 @@ def _block_weights(blk: dict, row_cols: dict[int, list[int]], y, zero) -> dict[i
 def _link_duals(data, y) -> dict[tuple[int, int], Any]:
     """z_bj, the nonzero duals of the link rows u_j − λ_b + x_j ≥ 0, keyed (λ_b, u_j)."""
     link: dict[tuple[int, int], Any] = {}
-    for r, k in enumerate(data.row_keys):
-        if k is None and y[r]:
-            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-            link[(lam, u)] = y[r]
+    rows = [r for r, k in enumerate(data.row_keys) if k is None and y[r]]
+    starts = data.indptr[rows].tolist()  # a link row's columns are u_j, λ_b, x_j
+    u_col, lam_col = data.indices[starts].tolist(), data.indices[[s + 1 for s in starts]].tolist()
+    for r, u, lam in zip(rows, u_col, lam_col):
+        link[(lam, u)] = y[r]
     return link
 
 

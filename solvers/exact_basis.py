@@ -9,6 +9,7 @@ denominators; only the dual carries the long rational costs; python-flint's dens
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections import defaultdict
 from fractions import Fraction
@@ -91,14 +92,15 @@ def exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
     if len(basic) != len(active):
         return None
     bset = set(basic)
-    fixed = {j: _fmpq(d.ub[j]) for j in np.flatnonzero(cs == 2).tolist()}
-    fixed.update({j: _fmpq(d.lb[j]) for j in np.flatnonzero(cs == 0).tolist() if d.lb[j] != 0})
+    ub, lb = d.ub.tolist(), d.lb.tolist()
+    fixed = {j: _fmpq(ub[j]) for j in np.flatnonzero(cs == 2).tolist()}
+    fixed.update({j: _fmpq(lb[j]) for j in np.flatnonzero(cs == 0).tolist() if lb[j] != 0})
     eqs, rhs = [], []
     col_in: dict[int, dict[int, Any]] = {j: {} for j in basic}
     for r in active:
         lo, hi = d.indptr[r], d.indptr[r + 1]
         row: dict[int, Any] = {}
-        b = _fmpq(d.row_lb[r])
+        b = _fmpq(float(d.row_lb[r]))
         for j, v in zip(d.indices[lo:hi].tolist(), d.data[lo:hi].tolist()):
             fv = _fmpq(v)
             if j in bset:
@@ -118,8 +120,10 @@ def exact_basis(data, sol, c: list[Fraction], *, dual: bool = True):
     return _fractions({**fixed, **vb}, d.n_cols), _fractions(yb, d.n_rows)
 
 
+@functools.lru_cache(maxsize=1024)
 def _fmpq(v: float) -> flint.fmpq:
-    """The binary64 ``v`` exactly, as an ``fmpq`` (the coefficients here are small integers)."""
+    """The binary64 ``v`` exactly, as an ``fmpq`` (the coefficients here are a few small
+    integers: cached)."""
     if float(v).is_integer():
         return flint.fmpq(int(v))
     f = Fraction(float(v))
