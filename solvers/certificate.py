@@ -40,7 +40,14 @@ import numpy as np
 
 from ..theory.errors import DuelboundError, UnknownNameError
 from ..theory.kl import kl_symbolic
-from .certificate_verify import Certificate, exact_inputs, exact_min_lhs, to_matrix, verify
+from .certificate_verify import (
+    Certificate,
+    exact_difference,
+    exact_inputs,
+    exact_min_lhs,
+    to_matrix,
+    verify,
+)
 from .compact_dual import compact_certificate, split_compact_dual
 from .constraint_check import ConstraintCheck
 from .exact_basis import exact_basis
@@ -310,8 +317,8 @@ def _exact_simplex_certificate(M, i1, ws, c: list[Fraction], max_rounds: int = 6
 
 def _narrow(res: dict[str, Any]) -> bool:
     """Is a verified interval at most :data:`INTERVAL_MAX_REL_WIDTH` wide (relative)?"""
-    lo, hi = res["lower"], res["upper"]
-    return lo > 0 and (hi - lo) <= lo * Fraction(INTERVAL_MAX_REL_WIDTH)
+    lo, hi = res["lower"], res["upper"]  # long rationals: compared, not subtracted
+    return lo > 0 and hi <= lo * (1 + Fraction(INTERVAL_MAX_REL_WIDTH))
 
 
 def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
@@ -327,7 +334,7 @@ def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
         res["value"] = res["upper"]
         res["value_float"] = float(res["upper"])
     elif res["status"] == "interval":
-        res["width"] = float(res["upper"] - res["lower"])
+        res["width"] = float(exact_difference(res["upper"], res["lower"]))
     return res
 
 
@@ -373,7 +380,7 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> Certification:
     if lo is not None and hi is not None:
         out["lower_float"], out["upper_float"] = float(lo), float(hi)
         if overall == "interval":
-            out["width"] = float(hi - lo)
+            out["width"] = float(exact_difference(hi, lo))
     return Certification(out, per)
 
 
