@@ -24,7 +24,7 @@ from ..theory import tournament as st
 from .constraint_check import ConstraintCheck
 from .formulations import constraint_families
 
-__all__ = ["exact_inputs", "exact_min_lhs", "exact_sum", "reduced_fraction",
+__all__ = ["exact_inputs", "exact_min_lhs", "exact_sum", "reduced_fraction", "coprime_fraction",
            "exact_difference", "column_sums", "column_terms",
            "fraction_groups", "DualGroup", "Certificate", "to_matrix", "verify"]
 
@@ -88,13 +88,18 @@ def exact_sum(values) -> Fraction:
 _FROM_COPRIME = getattr(Fraction, "_from_coprime_ints", None)  # Python ≥ 3.12
 
 
-def reduced_fraction(q: flint.fmpq) -> Fraction:
-    """``q`` (in lowest terms already) as a Fraction without a second gcd: Python's gcd is
-    quadratic, ~1 s on the 10⁶-bit sums of a floating-point certificate at K = 200."""
-    n, d = int(q.p), int(q.q)
+def coprime_fraction(n: int, d: int) -> Fraction:
+    """n/d for coprime n and d > 0, built without a gcd (the caller guarantees lowest
+    terms; Fraction equality and hashing rely on them)."""
     if _FROM_COPRIME is not None:
         return _FROM_COPRIME(n, d)
     return Fraction(n, d, _normalize=False)  # Python 3.11
+
+
+def reduced_fraction(q: flint.fmpq) -> Fraction:
+    """``q`` (in lowest terms already) as a Fraction without a second gcd: Python's gcd is
+    quadratic, ~1 s on the 10⁶-bit sums of a floating-point certificate at K = 200."""
+    return coprime_fraction(int(q.p), int(q.q))
 
 
 def exact_difference(a: Fraction, b: Fraction) -> Fraction:

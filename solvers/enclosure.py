@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from .certificate import ConstraintCheck
-from .certificate_verify import exact_sum
+from .certificate_verify import coprime_fraction, exact_sum
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
            "float_below", "float_above"]
@@ -70,7 +70,10 @@ def _dyadic_nd(n: int, d: int, bits: int, up: bool) -> Fraction:
     s = bits - (abs(n).bit_length() - d.bit_length())
     num, den = (n << s, d) if s >= 0 else (n, d << -s)
     k = -(-num // den) if up else num // den
-    return Fraction(k, 1 << s) if s >= 0 else Fraction(k << -s)
+    if s < 0:
+        return Fraction(k << -s)
+    tz = min(s, (k & -k).bit_length() - 1) if k else s  # k / 2^s in lowest terms: no gcd
+    return coprime_fraction(k >> tz, 1 << (s - tz))
 
 
 def _q(v: Fraction) -> str:
