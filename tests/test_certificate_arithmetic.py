@@ -24,7 +24,7 @@ from duelbound.solvers.certificate_verify import (
 )
 from duelbound.solvers.compact_dual import integer_pieces
 from duelbound.solvers.cstar import solve_winner
-from duelbound.solvers.enclosure import _threshold
+from duelbound.solvers.enclosure import _dyadic_nd, _threshold
 from duelbound.solvers.formulations import explicit_rows
 from duelbound.theory import generators
 from duelbound.theory import tournament as st
@@ -139,3 +139,20 @@ def test_threshold_hand_example():
     min((1 + 2)/1, (1 + 2 + 3)/2) = 3.  One 1-subset rule: every e_j ≥ 1, cost Σ c."""
     assert _threshold([Fraction(3), Fraction(1), Fraction(2)], 2) == 3
     assert _threshold([Fraction(1, 3), Fraction(1, 5)], 1) == Fraction(8, 15)
+
+
+@settings(max_examples=80)
+@given(st_hyp.integers(1, 2**400), st_hyp.integers(1, 2**400), st_hyp.integers(1, 3),
+       st_hyp.booleans(), st_hyp.integers(1, 2**80))
+def test_dyadic_rounding_is_directed_reduced_and_representation_free(n, d, scale, up, f):
+    """Rounded down (up) to a dyadic with ≥ bits significant bits, in lowest terms (Fraction
+    equality would fail otherwise), and ≥ bits − 1 bits accurate whatever factor the fraction
+    is given with."""
+    bits = 40 * scale
+    q = Fraction(n, d)
+    for num, den in ((n, d), (n * f, d * f)):
+        r = _dyadic_nd(num, den, bits, up)
+        assert r.denominator & (r.denominator - 1) == 0
+        assert (r >= q) if up else (r <= q)
+        assert abs(r - q) <= q / 2 ** (bits - 1)
+        assert r == Fraction(r.numerator, r.denominator)  # Fraction(…) reduces
