@@ -18,6 +18,8 @@ from typing import Any
 import flint
 import numpy as np
 
+from .certificate_verify import reduced_fraction
+
 __all__ = ["sparse_solve", "exact_basis"]
 
 
@@ -134,5 +136,5 @@ def _fractions(vals: dict[int, flint.fmpq], n: int) -> list[Fraction]:
     """A length-``n`` list of Fractions, ``vals`` at their indices and 0 elsewhere."""
     out = [Fraction(0)] * n
     for j, q in vals.items():
-        out[j] = Fraction(int(q.p), int(q.q))
+        out[j] = reduced_fraction(q)
     return out
