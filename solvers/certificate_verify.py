@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -85,15 +86,24 @@ def exact_sum(values) -> Fraction:
     return reduced_fraction(terms[0] if terms else flint.fmpq(0))
 
 
-_FROM_COPRIME = getattr(Fraction, "_from_coprime_ints", None)  # Python ≥ 3.12
+class _LowestTerms:
+    """n/d already in lowest terms (d > 0).  ``Fraction(_LowestTerms(n, d))`` copies n and d
+    without a gcd: ``fractions.Fraction`` takes the numerator and denominator of any
+    ``numbers.Rational`` as they are (the ABC's contract is lowest terms)."""
+
+    __slots__ = ("numerator", "denominator")
+
+    def __init__(self, n: int, d: int) -> None:
+        self.numerator, self.denominator = n, d
+
+
+numbers.Rational.register(_LowestTerms)
 
 
 def coprime_fraction(n: int, d: int) -> Fraction:
     """n/d for coprime n and d > 0, built without a gcd (the caller guarantees lowest
     terms; Fraction equality and hashing rely on them)."""
-    if _FROM_COPRIME is not None:
-        return _FROM_COPRIME(n, d)
-    return Fraction(n, d, _normalize=False)  # Python 3.11
+    return Fraction(_LowestTerms(n, d))
 
 
 def reduced_fraction(q: flint.fmpq) -> Fraction:
