@@ -59,8 +59,9 @@ __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "v
            "certify_winner", "certify_lower_bound", "Certification", "certify_mode", "MODES",
            "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "INTERVAL_MAX_REL_WIDTH"]
 
-#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
-#: at K = 136) and the floating-point (interval) certificate first above it.
+#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.8 s CPU per
+#: winner at K = 136, docs/lower_bound.md) and the floating-point (interval) certificate
+#: first above it.
 EXACT_MAX_K = 136
 #: A floating-point (interval) certificate is accepted only when upper − lower is at most
 #: this fraction of lower; a wider one sends certification to the exact routes, and if
