@@ -1,10 +1,12 @@
 """Exact solutions of an LP's final basis systems (docs/math.md §5.3).
 
 The basis HiGHS ends with is read back in exact arithmetic: B v_B = b − N v_N and
-Bᵀ y = c_B are solved by sparse elimination over ``fractions.Fraction`` (the matrices have
-small integer entries — 0/1 rows, block coefficients m and ±1 — so the primal has tiny
-denominators; only the dual carries the long rational costs; python-flint's dense
-``fmpq_mat`` was ~7 s for n = 1000, the sparse elimination ~0.3 s at n = 2300).
+Bᵀ y = c_B are solved by sparse elimination over python-flint's ``fmpq`` and returned as
+``fractions.Fraction`` (the matrices have small integer entries — 0/1 rows, block
+coefficients m and ±1 — so the primal has tiny denominators; only the dual carries the
+long rational costs; python-flint's dense ``fmpq_mat`` was ~7 s for n = 1000, the sparse
+elimination ~0.3 s at n = 2300 over ``Fraction``; over ``fmpq`` 0.14 s for both systems
+at n ≈ 10 000, K = 136).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def sparse_solve(eqs: list[dict[int, Any]], rhs: list[Any]) -> dict[int, Any]:
                     col_rows[cc].discard(k)
             b[k] -= f * b[i]
             heapq.heappush(heap, (len(rows[k]), k))
-    sol: dict[int, Fraction] = {}
+    sol: dict[int, Any] = {}
     for i, piv in reversed(order):
         acc = b[i]
         for cc, v in rows[i].items():
