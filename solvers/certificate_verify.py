@@ -6,7 +6,7 @@ constraint by the sorting oracle (:func:`exact_min_lhs`), giving C*_{i1} ≤ c·
 dual row against the definition of a constraint (:class:`~.constraint_check.ConstraintCheck`),
 y ≥ 0, w ≥ 0 and Aᵀy − w ≤ c, giving C*_{i1} ≥ Σ y − Σ w by weak duality.  The inputs
 (:func:`exact_inputs`) are the exact rationals of the floats the LP used.  A dual split
-from the compact LP comes in :class:`DualGroup` s (rows sharing one denominator), whose
+from the compact LP comes as :class:`DualGroup` objects (rows sharing one denominator), whose
 sums are integer sums; long sums are added in python-flint's ``fmpq`` (:func:`exact_sum`)
 and turned into Fractions without a second gcd (:func:`reduced_fraction`).
 """
