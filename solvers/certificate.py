@@ -42,7 +42,14 @@ import numpy as np
 
 from ..theory.errors import DuelboundError, UnknownNameError
 from ..theory.kl import kl_symbolic
-from .certificate_verify import Certificate, exact_inputs, exact_min_lhs, to_matrix, verify
+from .certificate_verify import (
+    Certificate,
+    exact_difference,
+    exact_inputs,
+    exact_min_lhs,
+    to_matrix,
+    verify,
+)
 from .compact_dual import compact_certificate, split_compact_dual
 from .constraint_check import ConstraintCheck
 from .enclosure import Enclosure
@@ -56,8 +63,9 @@ __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "v
            "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "ENCLOSED_MAX_REL_WIDTH",
            "VERIFIED"]
 
-#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~6 s per winner
-#: at K = 136) and the floating-point (float-dual) certificate first above it.
+#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.8 s CPU per
+#: winner at K = 136, docs/lower_bound.md) and the floating-point (float-dual) certificate
+#: first above it.
 EXACT_MAX_K = 136
 #: A verified bracket that is not a point (status "enclosed") is accepted only when
 #: upper − lower is at most this fraction of lower; a wider one sends certification to the
@@ -161,14 +169,11 @@ def _float_certificate(ws) -> Certificate | None:
     P = data.n_pairs
     x = _snapped(sol.v[:P])
     if data.blocks:
-        split = split_compact_dual(data, sol.y.tolist(), ws.px, ws.i1, repair=True)
-        if split is None:
-            return None
-        rows, y = split
-    else:
-        rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-                for r in range(data.n_rows)]
-        y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
+        groups = split_compact_dual(data, sol.y.tolist(), ws.px, ws.i1, repair=True)
+        return None if groups is None else Certificate.from_groups(x, groups)
+    rows = [data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
+            for r in range(data.n_rows)]
+    y = [Fraction(float(v)) if v > 0 else Fraction(0) for v in sol.y]
     return Certificate(x, y, None, rows)
 
 
@@ -187,7 +192,7 @@ def _float_route(M, ws, c: list[Fraction]) -> tuple[dict[str, Any], Certificate 
     if not res["checks"].get("primal_feasible") and ws.data is not None:
         out = exact_basis(ws.data, ws.sol, [], dual=False)
         if out is not None:
-            cert = Certificate(out[0][:ws.data.n_pairs], cert.y, cert.w, cert.rows)
+            cert = cert.with_primal(out[0][:ws.data.n_pairs])
             res = verify(M, ws.i1, ws.px, cert, c)
     return res, cert
 
@@ -268,7 +273,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
     if cert is not None and res["status"] != "exact":
         res = verify(M, i1, px, cert, c)
         if res["status"] != "exact":
-            alt = Certificate(_snapped(ws.x), cert.y, cert.w, cert.rows)
+            alt = cert.with_primal(_snapped(ws.x))
             alt_res = verify(M, i1, px, alt, c)
             if alt_res["status"] == "exact":
                 cert, res, route = alt, alt_res, "basis-dual+snapped-primal"
@@ -325,8 +330,8 @@ def _exact_simplex_certificate(M, i1, ws, c: list[Fraction], max_rounds: int = 6
 
 def _narrow(res: dict[str, Any]) -> bool:
     """Is a verified bracket at most :data:`ENCLOSED_MAX_REL_WIDTH` wide (relative)?"""
-    lo, hi = res["lower"], res["upper"]
-    return lo > 0 and (hi - lo) <= lo * Fraction(ENCLOSED_MAX_REL_WIDTH)
+    lo, hi = res["lower"], res["upper"]  # long rationals: compared, not subtracted
+    return lo > 0 and hi <= lo * (1 + Fraction(ENCLOSED_MAX_REL_WIDTH))
 
 
 def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
@@ -342,7 +347,7 @@ def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
         res["value"] = res["upper"]
         res["value_float"] = float(res["upper"])
     elif res["status"] == "enclosed":
-        res["width"] = float(res["upper"] - res["lower"])
+        res["width"] = float(exact_difference(res["upper"], res["lower"]))
     return res
 
 
@@ -429,7 +434,7 @@ class LowerBoundProof:
         if lo is not None and hi is not None:
             out["lower_float"], out["upper_float"] = float(lo), float(hi)
             if status == "enclosed":
-                out["width"] = float(hi - lo)
+                out["width"] = float(exact_difference(hi, lo))
         return out
 
     def enclosure_summary(self) -> dict[str, Any]:

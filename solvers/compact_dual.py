@@ -10,13 +10,14 @@ formulation-free kind of certificate.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
-from .certificate_verify import Certificate
+from .certificate_verify import Certificate, DualGroup
 from .exact_basis import exact_basis
 
-__all__ = ["hypersimplex_pieces", "compact_certificate", "split_compact_dual"]
+__all__ = ["hypersimplex_pieces", "integer_pieces", "compact_certificate", "split_compact_dual"]
 
 
 def hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
@@ -30,27 +31,42 @@ def hypersimplex_pieces(parts) -> list[tuple[Fraction, list[int]]]:
     its end).  Using the same t for every part, the pieces between consecutive
     breakpoints give weights summing to 1 and subsets whose weighted sum is p in each
     part: at most Σ n_part + 1 pieces (a Carathéodory-type decomposition, exact).
+    The work is done on the common denominator of the p_j (:func:`integer_pieces`).
     """
-    arcs = []  # (col, start, end, p) with start/end = frac of the interval's ends
-    for cols, p, _ in parts:
-        acc = Fraction(0)
-        for col, v in zip(cols, p):
-            start = acc - (acc.numerator // acc.denominator)
+    E = math.lcm(*(Fraction(v).denominator for _, p, _ in parts for v in p))
+    ints = [(cols, [v.numerator * (E // v.denominator) for v in map(Fraction, p)], m)
+            for cols, p, m in parts]
+    return [(Fraction(wt, E), ch) for wt, ch in integer_pieces(ints, E)]
+
+
+def integer_pieces(parts, E: int) -> list[tuple[int, list[int]]]:
+    """:func:`hypersimplex_pieces` with p_j = P_j / E for integers 0 ≤ P_j ≤ E
+    (``parts``: (cols, P, m), Σ P_j = m E): the weights are integers summing to E.
+
+    On one denominator the breakpoints are integers mod E: sorted, compared and
+    subtracted without a gcd (the exact split of the compact dual at K = 136 has
+    ~3 000-bit p_j).
+    """
+    arcs = []  # (col, start, end, P) with start/end = the interval's ends mod E
+    for cols, P, _ in parts:
+        acc = 0
+        for col, v in zip(cols, P):
+            start = acc % E
             acc += v
-            arcs.append((col, start, acc - (acc.numerator // acc.denominator), v))
-    ts = sorted({Fraction(0)} | {a[1] for a in arcs} | {a[2] for a in arcs})
+            arcs.append((col, start, acc % E, v))
+    ts = sorted({0} | {a[1] for a in arcs} | {a[2] for a in arcs})
     idx = {t: k for k, t in enumerate(ts)}
-    n = len(ts)  # pieces k = [ts[k], ts[k+1]) with ts[n] = 1
+    n = len(ts)  # pieces k = [ts[k], ts[k+1]) with ts[n] = E
     chosen: list[list[int]] = [[] for _ in range(n)]
     for col, start, end, v in arcs:
         if not v:
             continue
         s, e = idx[start], idx[end]
-        on = range(n) if v == 1 else range(s, e) if s < e else \
+        on = range(n) if v == E else range(s, e) if s < e else \
             [*range(s, n), *range(e)]
         for k in on:
             chosen[k].append(col)
-    ends = ts[1:] + [Fraction(1)]
+    ends = ts[1:] + [E]
     return [(t1 - t0, ch) for t0, t1, ch in zip(ts, ends, chosen)]
 
 
@@ -75,14 +91,15 @@ def compact_certificate(data, sol, c: list[Fraction], px=None,
     v, y = out
     if any(val < 0 for val in y):
         return None
-    split = split_compact_dual(data, y, px, i1)
-    if split is None:
+    groups = split_compact_dual(data, y, px, i1)
+    if groups is None:
         return None
-    return Certificate(v[:P], split[1], None, split[0])
+    return Certificate.from_groups(v[:P], groups)
 
 
-def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool = False):
-    """Rows and weights of explicit constraints of R_{i1} from a compact dual ``y``.
+def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool = False
+                       ) -> list[DualGroup] | None:
+    """Explicit constraints of R_{i1} and their duals from a compact dual ``y``.
 
     ``y`` holds one dual per row of ``data`` (Fractions, or floats with ``repair``).
     Exact (``repair=False``): p_b = z_b / Y_b must lie in [0, 1] with Σ p_b ≥ m (dual
@@ -91,7 +108,9 @@ def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool 
     point, clipped to [0, 1], read as exact dyadic rationals and trimmed or padded to
     Σ = m exactly — any nonnegative weights on genuine constraints make a valid dual
     (:func:`verify` charges the excess of Aᵀy over c to the box multipliers w), so the
-    repair can only cost a little of the lower bound.  Returns (rows, weights) or None.
+    repair can only cost a little of the lower bound.  Returns one
+    :class:`~.certificate_verify.DualGroup` per family row with y_f ≠ 0 (its pieces, with
+    duals y_f · weight: :func:`_row_group`), or None.
     """
     if repair:
         y = [float(v) if v > 0 else 0.0 for v in y]
@@ -103,32 +122,31 @@ def split_compact_dual(data, y, px=None, i1: int | None = None, *, repair: bool 
                          zero, repair)
     if p_of is None:
         return None  # not dual feasible on λ_b / u_bj
-    rows, ys = [], []
-    for r, cols in row_cols.items():
-        if y[r]:
-            pieces = _row_pieces(data, cols, blk, p_of, _shared_a_row(data.row_keys[r], px, i1),
-                                 px, i1)
-            yr = Fraction(y[r]) if repair else y[r]
-            for wt, piece in pieces:
-                rows.append(piece)
-                ys.append(yr * wt)
-    return rows, ys
+    return [_row_group(data, cols, blk, p_of, Fraction(y[r]) if repair else y[r],
+                       _shared_a_row(data.row_keys[r], px, i1), px, i1)
+            for r, cols in row_cols.items() if y[r]]
 
 
-def _row_pieces(data, cols: list[int], blk: dict, p_of: dict[int, list[Fraction]],
-                shared: int | None, px, i1) -> list[tuple[Fraction, list[int]]]:
-    """(weight, explicit constraint) pieces of one family row: its direct x columns plus one
-    m-subset of every block it uses (:func:`hypersimplex_pieces`); weights sum to 1."""
-    parts = [(blk[j][1], p_of[j], blk[j][2]) for j in cols if j in blk]
+def _row_group(data, cols: list[int], blk: dict, p_of: dict[int, tuple[list[int], int]],
+               yr: Fraction, shared: int | None, px, i1) -> DualGroup:
+    """The pieces of one family row with dual ``yr``: its direct x columns plus one m-subset of
+    every block it uses (:func:`integer_pieces` on the blocks' common denominator E), with
+    duals yr · weight / E."""
+    used = [j for j in cols if j in blk]
+    E = math.lcm(*(p_of[j][1] for j in used))
+    parts = [(blk[j][1], [v * (E // p_of[j][1]) for v in p_of[j][0]], blk[j][2])
+             for j in used]
     direct = [j for j in cols if j not in blk and j < data.n_pairs]
-    return [(wt, _true_constraint(sorted(direct + chosen), shared, px, i1))
-            for wt, chosen in hypersimplex_pieces(parts)]
+    pieces = integer_pieces(parts, E)
+    g = math.gcd(yr.numerator, E)  # = y_f's numerator when f alone uses its block (Y_b = y_f)
+    return DualGroup(yr.numerator // g, yr.denominator * (E // g), [wt for wt, _ in pieces],
+                     [_true_constraint(sorted(direct + ch), shared, px, i1) for _, ch in pieces])
 
 
 def _block_points(blk: dict, Y: dict[int, Any], link: dict[tuple[int, int], Any], zero,
-                  repair: bool) -> dict[int, list[Fraction]] | None:
+                  repair: bool) -> dict[int, tuple[list[int], int]] | None:
     """p_b of every block with Y_b ≠ 0 (:func:`_block_point`); None if one is infeasible."""
-    p_of: dict[int, list[Fraction]] = {}
+    p_of: dict[int, tuple[list[int], int]] = {}
     for lam, (u, _, cnt) in blk.items():
         if not Y[lam]:
             continue
@@ -152,32 +170,40 @@ def _block_weights(blk: dict, row_cols: dict[int, list[int]], y, zero) -> dict[i
 def _link_duals(data, y) -> dict[tuple[int, int], Any]:
     """z_bj, the nonzero duals of the link rows u_j − λ_b + x_j ≥ 0, keyed (λ_b, u_j)."""
     link: dict[tuple[int, int], Any] = {}
-    for r, k in enumerate(data.row_keys):
-        if k is None and y[r]:
-            u, lam, _ = data.indices[data.indptr[r]:data.indptr[r + 1]].tolist()
-            link[(lam, u)] = y[r]
+    rows = [r for r, k in enumerate(data.row_keys) if k is None and y[r]]
+    starts = data.indptr[rows].tolist()  # a link row's columns are u_j, λ_b, x_j
+    u_col, lam_col = data.indices[starts].tolist(), data.indices[[s + 1 for s in starts]].tolist()
+    for r, u, lam in zip(rows, u_col, lam_col):
+        link[(lam, u)] = y[r]
     return link
 
 
-def _block_point(z: list, Yb, cnt: int, repair: bool) -> list[Fraction] | None:
-    """p_b = z_b / Y_b as exact rationals with Σ p_b = m = ``cnt``.
+def _block_point(z: list, Yb, cnt: int, repair: bool) -> tuple[list[int], int] | None:
+    """p_b = z_b / Y_b on a common denominator: (P, E) with p_j = P_j / E and Σ P_j = m E,
+    m = ``cnt``.
 
-    Exact duals: None unless p_b ∈ [0, 1] and Σ p_b ≥ m (dual feasibility on λ_b, u_bj),
-    then trimmed.  ``repair``: computed in floating point, clipped to ≤ 1, read as dyadic
-    rationals, then padded or trimmed.
+    Exact duals (Y_b > 0): E = lcm(denominators of z_b) · numerator(Y_b); None unless
+    p_b ∈ [0, 1] and Σ p_b ≥ m (dual feasibility on λ_b, u_bj), then trimmed.
+    ``repair``: p_b computed in floating point, clipped to ≤ 1, read as dyadic rationals
+    (E their largest denominator), then padded or trimmed.
     """
-    zero = Fraction(0)
     if repair:
-        p = [Fraction(min(1.0, zj / Yb)) for zj in z]
+        q = [Fraction(min(1.0, zj / Yb)) for zj in z]
+        E = math.lcm(*(v.denominator for v in q))
+        p = [v.numerator * (E // v.denominator) for v in q]
+    elif Yb < 0:
+        return None  # y ≥ 0 makes Y_b ≥ 0
     else:
-        p = [zj / Yb for zj in z]
-    excess = sum(p, zero) - cnt
-    if not repair and (excess < 0 or any(pj > 1 for pj in p)):
+        Z = math.lcm(*(zj.denominator for zj in z))
+        E = Z * Yb.numerator
+        p = [zj.numerator * (Z // zj.denominator) * Yb.denominator for zj in z]
+    excess = sum(p) - cnt * E
+    if not repair and (excess < 0 or any(pj > E for pj in p)):
         return None
     for t in range(len(p)):  # pad to Σ p = m (floating-point dual only)
         if excess >= 0:
             break
-        add = min(1 - p[t], -excess)
+        add = min(E - p[t], -excess)
         p[t] += add
         excess += add
     for t in range(len(p) - 1, -1, -1):  # trim to Σ p = m
@@ -186,7 +212,7 @@ def _block_point(z: list, Yb, cnt: int, repair: bool) -> list[Fraction] | None:
         cut = min(p[t], excess)
         p[t] -= cut
         excess -= cut
-    return p
+    return p, E
 
 
 def _true_constraint(cols: list[int], shared: int | None, px, i1) -> list[int]:

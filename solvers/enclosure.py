@@ -24,12 +24,14 @@ docs/certificates.md, the checker ``duelbound.checks.proof`` (it imports no solv
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .certificate_verify import Certificate
+from .certificate_verify import Certificate, coprime_fraction, exact_sum
 from .constraint_check import ConstraintCheck
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
@@ -68,7 +70,10 @@ def _dyadic_nd(n: int, d: int, bits: int, up: bool) -> Fraction:
     s = bits - (abs(n).bit_length() - d.bit_length())
     num, den = (n << s, d) if s >= 0 else (n, d << -s)
     k = -(-num // den) if up else num // den
-    return Fraction(k, 1 << s) if s >= 0 else Fraction(k << -s)
+    if s < 0:
+        return Fraction(k << -s)
+    tz = min(s, (k & -k).bit_length() - 1) if k else s  # k / 2^s in lowest terms: no gcd
+    return coprime_fraction(k >> tz, 1 << (s - tz))
 
 
 def _q(v: Fraction) -> str:
@@ -231,16 +236,20 @@ class CostBounds:
 
 def _threshold(c: list[Fraction], m: int) -> Fraction:
     """[K16] Theorem 5 in exact arithmetic: min over e ≥ 0 with every m-subset summing to
-    ≥ 1 of Σ c e = min_{h > n−m} (sum of the h smallest c) / (h − (n − m))."""
+    ≥ 1 of Σ c e = min_{h > n−m} (sum of the h smallest c) / (h − (n − m)).
+
+    Sorted and summed as integers on the common denominator of the c (dyadic cost
+    bounds: a power of two), the ratios compared by cross-multiplication."""
     n = len(c)
     if n < m or m < 1:
         return Fraction(0)
-    k, acc, best = n - m, Fraction(0), None
-    for h, v in enumerate(sorted(c), start=1):
+    den = math.lcm(*(v.denominator for v in c))
+    k, acc, best, best_h = n - m, 0, 0, 0
+    for h, v in enumerate(sorted(v.numerator * (den // v.denominator) for v in c), start=1):
         acc += v
-        if h > k and (best is None or acc / (h - k) < best):
-            best = acc / (h - k)
-    return best if best is not None else Fraction(0)
+        if h > k and (not best_h or acc * (best_h - k) < best * (h - k)):
+            best, best_h = acc, h
+    return Fraction(best, (best_h - k) * den)
 
 
 def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
@@ -266,19 +275,21 @@ def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
     return out[0], out[1]
 
 
-def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerProof:
+def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck], cost_of
+                  ) -> WinnerProof:
     pairs = [(int(a), int(b)) for a, b in px.pairs.tolist()]
     primal = [(a, b, x) for (a, b), x in zip(pairs, cert.x) if x]
-    upper = sum((cost_of(a, b)[1] * x for a, b, x in primal), Fraction(0))
+    upper = exact_sum(cost_of(a, b)[1] * x for a, b, x in primal)
     dual = []
-    idents = cert.identified or [check.identify(cols) for cols in cert.rows]  # verify's if any
-    for y, cols, ident in zip(cert.y, cert.rows, idents):
-        if y <= 0:
+    idents = cert.identified or [check().identify(cols) for cols in cert.rows]  # verify's
+    for (n, d, cols), ident in zip(cert.dual_terms(), idents):
+        if n <= 0:
             continue
         if ident is None:  # verified certificates hold genuine rows only
             raise AssertionError(f"certificate row {cols} is no constraint of R_{i1}")
-        y = Fraction(y)
-        dual.append((_dyadic_nd(y.numerator, y.denominator, BITS, False), *ident, cols))
+        # rounded down to ≥ BITS significant bits from n/d as given (a grouped dual's are
+        # unreduced: no gcd)
+        dual.append((_dyadic_nd(n, d, BITS, False), *ident, cols))
     # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
     shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
     acc = [0] * len(pairs)
@@ -288,9 +299,11 @@ def _winner_proof(i1: int, px, cert, check: ConstraintCheck, cost_of) -> WinnerP
             acc[p] += n
     box = []
     for p in sorted((p for p, v in enumerate(acc) if v), key=pairs.__getitem__):
-        w = Fraction(acc[p], 1 << shift) - cost_of(*pairs[p])[0]
-        if w > 0:
-            box.append((*pairs[p], w))
+        low = cost_of(*pairs[p])[0]  # dyadic: w = (acc·2^e − n·2^shift) / 2^(shift+e)
+        e = low.denominator.bit_length() - 1
+        diff = (acc[p] << e) - (low.numerator << shift)
+        if diff > 0:
+            box.append((*pairs[p], Fraction(diff, 1 << (shift + e))))
     dual = [row[:5] for row in dual]
     lower = Fraction(sum(y.numerator << (shift - y.denominator.bit_length() + 1)
                          for y, *_ in dual), 1 << shift) - sum((w for *_, w in box), _ZERO)
@@ -342,7 +355,7 @@ def enclose(M, solves: dict, certificates: dict[int, Certificate],
     per = {}
     mu_float = M.values
     for i1, ws in solves.items():
-        check = ConstraintCheck(mu_float, i1, ws.px)
+        check = functools.partial(ConstraintCheck, mu_float, i1, ws.px)  # if verify's rows
         per[i1] = _winner_proof(i1, ws.px, certificates[i1], check, cost_of)
     lower = min(p.lower for p in per.values())
     upper = min(p.upper for p in per.values())
