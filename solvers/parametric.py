@@ -588,6 +588,7 @@ class CStarTracker:
                     self.models_built += 1
                 else:
                     w.fm.set_costs(mu, px)
+                    w.fm.model.restart_from_basis()  # the vertex: f(basis, costs) only
                 w.sol, w.test = w.fm.solve(), None
                 self.lp_solves += 1
             X[i1, w.slots] = np.clip(w.sol.v[:w.slots.size], 0.0, 1.0)
