@@ -440,7 +440,10 @@ class PulpLP:
         if self.backend == "HiGHS":
             sol = _read_highs(self.prob.solverModel, "pulp+HiGHS", t0, self.scale,
                               (self.data.lb, self.data.ub) if self.lean else None)
-            sol.objective = float(self.data.c @ sol.v)  # true costs (solver_costs)
+            # true costs (solver_costs); lean: without BLAS, whose threaded dot took 6 ms
+            # for 15 309 columns (K = 100) on the loaded 2-core machine
+            sol.objective = float(np.sum(self.data.c * sol.v) if self.lean else
+                                  self.data.c @ sol.v)
             return sol
         v = np.array([x.varValue or 0.0 for x in self.vars])
         y = np.array([c.pi or 0.0 for c in self.cons]) / self.scale
