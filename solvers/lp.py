@@ -301,9 +301,12 @@ class PulpLP:
         n = len(c)
         self.data.c[:n] = c
         if self.backend == "HiGHS" and self._loaded_cols and self.prob.solverModel:
-            m = self._loaded_cols  # all of them: the conditioning may have changed
-            costs, self.scale = solver_costs(self.data.c[:m])
-            self.prob.solverModel.changeColsCost(m, np.arange(m, dtype=np.int32), costs)
+            m = self._loaded_cols
+            costs, scale = solver_costs(self.data.c[:m])
+            if scale == self.scale:  # same conditioning: only the leading n costs moved
+                m = min(n, m)
+            self.scale = scale
+            self.prob.solverModel.changeColsCost(m, np.arange(m, dtype=np.int32), costs[:m])
         elif self._materialised:
             self._set_objective()
 
