@@ -270,7 +270,8 @@ class FamilyModel:
     (docs/math.md §5); the matrix enters through the costs c_p = r_p/d_p.  :meth:`set_costs`
     moves the model to another matrix with the same tournament, keeping the families
     found so far (still valid rows) and the basis (warm re-solve) — the way the
-    simulator's CW-RMED re-solves on µ̂.
+    simulator's CW-RMED re-solves on µ̂.  ``lean``: solutions carry the column values and
+    the basis only, no duals (``PulpLP.lean``; what the simulator's tracker reads).
     """
 
     def __init__(self, mu: np.ndarray, i1: int, px: PairIndex, backend: str | None = None,

@@ -16,13 +16,18 @@ the costs c_p = r_p / d̂_p of the pair columns (docs/math.md §5).  Two consequ
   basis found at one µ̂, :func:`basis_checks` writes them as rows G with
   "basis optimal at costs c" ⇔ G c ≥ 0.  Then the vertex x̂ (which depends on the
   basis only) is optimal for the new costs, and C*_{i1}(µ̂) = c·x̂ with no LP at all
-  (:func:`basis_still_optimal`, compiled, called from the simulator's loop).
+  (:func:`basis_still_optimal` on G; the simulator asks
+  :meth:`CStarTracker.still_optimal`, which evaluates G c from the factorised basis in
+  compiled code, :func:`packed_optimal`, without forming G).
 
 Both give an optimal solution of the same LP that :func:`~duelbound.solvers.cstar`
 solves (family generation, oracle-checked), so CW-RMED's choices are those of the
-paper; only the choice among several optimal q̂ may depend on the warm start, and it
-is deterministic for a given run.  The basis test uses the relative tolerance
-:data:`BASIS_TOL` (tighter than HiGHS's dual feasibility tolerance 1e-7).
+paper; only the choice among several optimal q̂ may depend on the warm start.  Each
+warm re-solve starts from the stored basis with HiGHS's other state reset
+(:meth:`~duelbound.solvers.lp.PulpLP.restart_from_basis`), so the vertex is a function of
+(basis, costs) and skipping the LP while the basis test passes gives the vertices of
+solving every time.  The basis test uses the relative tolerance :data:`BASIS_TOL`
+(tighter than HiGHS's dual feasibility tolerance 1e-7).
 
 Examples
 --------
