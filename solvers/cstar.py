@@ -282,17 +282,19 @@ class FamilyModel:
     (docs/math.md §5); the matrix enters through the costs c_p = r_p/d_p.  :meth:`set_costs`
     moves the model to another matrix with the same tournament, keeping the families
     found so far (still valid rows) and the basis (warm re-solve) — the way the
-    simulator's CW-RMED re-solves on µ̂.
+    simulator's CW-RMED re-solves on µ̂.  ``lean``: solutions carry the column values and
+    the basis only, no duals (``PulpLP.lean``; what the simulator's tracker reads).
     """
 
     def __init__(self, mu: np.ndarray, i1: int, px: PairIndex, backend: str | None = None,
-                 *, backend_checked: bool = False):
+                 *, backend_checked: bool = False, lean: bool = False):
         self.mu, self.i1, self.px = mu, i1, px
         self.l0 = l_range_core(losses_core(mu))[0]
         self.bld = CompactBuilder(mu, i1, px)
         self.bld.add_families(initial_families(mu, i1, self.bld.families))
         self.model = PulpLP(self.bld.finish(px.pairs.shape[0]), backend,
                             backend_checked=backend_checked)
+        self.model.lean = lean  # solutions carry values and basis only (no duals)
         self.rounds = self.iterations = 0
 
     def set_costs(self, mu: np.ndarray, px: PairIndex) -> None:

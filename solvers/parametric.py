@@ -16,13 +16,18 @@ the costs c_p = r_p / d̂_p of the pair columns (docs/math.md §5).  Two consequ
   basis found at one µ̂, :func:`basis_checks` writes them as rows G with
   "basis optimal at costs c" ⇔ G c ≥ 0.  Then the vertex x̂ (which depends on the
   basis only) is optimal for the new costs, and C*_{i1}(µ̂) = c·x̂ with no LP at all
-  (:func:`basis_still_optimal`, compiled, called from the simulator's loop).
+  (:func:`basis_still_optimal` on G; the simulator asks
+  :meth:`CStarTracker.still_optimal`, which evaluates G c from the factorised basis in
+  compiled code, :func:`packed_optimal`, without forming G).
 
 Both give an optimal solution of the same LP that :func:`~duelbound.solvers.cstar`
 solves (family generation, oracle-checked), so CW-RMED's choices are those of the
-paper; only the choice among several optimal q̂ may depend on the warm start, and it
-is deterministic for a given run.  The basis test uses the relative tolerance
-:data:`BASIS_TOL` (tighter than HiGHS's dual feasibility tolerance 1e-7).
+paper; only the choice among several optimal q̂ may depend on the warm start.  Each
+warm re-solve starts from the stored basis with HiGHS's other state reset
+(:meth:`~duelbound.solvers.lp.PulpLP.restart_from_basis`), so the vertex is a function of
+(basis, costs) and skipping the LP while the basis test passes gives the vertices of
+solving every time.  The basis test uses the relative tolerance :data:`BASIS_TOL`
+(tighter than HiGHS's dual feasibility tolerance 1e-7).
 
 Examples
 --------
@@ -174,85 +179,259 @@ def basis_checks(data: LPData, sol: LPSolution, slots: np.ndarray, n_slots: int,
     return np.ascontiguousarray(G[np.any(G != 0.0, axis=1)])
 
 
+# The factorised test in compiled code.  One basis is a list of integer and float
+# arrays (the fields below); several bases are packed into one int64 and one float64
+# buffer so that the simulator's loop tests all of them in one compiled call.
+_INT_FIELDS = ("valid", "bslot", "nbslot", "perm_r", "perm_c", "Up", "Ui", "Lp", "Li",
+               "Ap", "Ai")
+_FLOAT_FIELDS = ("sign", "Ux", "Ud", "Lx", "Ld", "Ax")
+_NI, _NF = len(_INT_FIELDS), len(_FLOAT_FIELDS)
+
+
+def pack_tests(parts: list[tuple[list[np.ndarray], list[np.ndarray]]]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(int64 buffer, float64 buffer) of several bases' (int fields, float fields).
+
+    Layout of the int buffer: [n, offsets of the n·_NI int fields (n·_NI + 1 entries,
+    absolute), offsets of the n·_NF float fields (n·_NF + 1 entries), the int fields].
+    """
+    n = len(parts)
+    ints = [np.asarray(a, dtype=np.int64) for ip, _ in parts for a in ip]
+    flts = [np.asarray(a, dtype=np.float64) for _, fp in parts for a in fp]
+    head = 1 + (n * _NI + 1) + (n * _NF + 1)
+    ioff = head + np.concatenate([[0], np.cumsum([a.size for a in ints], dtype=np.int64)])
+    foff = np.concatenate([[0], np.cumsum([a.size for a in flts], dtype=np.int64)])
+    ibuf = np.concatenate([[n], ioff, foff, *ints]).astype(np.int64)
+    fbuf = np.concatenate([np.zeros(0), *flts])
+    return ibuf, fbuf
+
+
+@numba.njit(cache=True)
+def _basis_values(ib, fb, w, c, out) -> bool:
+    """G c of basis ``w`` of the packed buffers at pair costs ``c`` into ``out``
+    ([y; sign·z], :func:`basis_checks`); False (``out`` untouched) if it is not valid.
+
+    y solves S^T y = c_B with SuperLU's factors of S (Pr S Pc = L U, so
+    S^T = Pc U^T L^T Pr): U^T s = Pc^T c_B forward and L^T t = s backward, both as dot
+    products over the CSC columns of U and L; y = Pr^T t.  Then z_k = c_k − a_k^T y.
+    """
+    n = ib[0]
+    io = 1 + w * _NI
+    fo = 1 + n * _NI + 1 + w * _NF
+
+    def iseg(f):
+        return ib[ib[io + f]:ib[io + f + 1]]
+
+    def fseg(f):
+        return fb[ib[fo + f]:ib[fo + f + 1]]
+
+    if iseg(0)[0] == 0:
+        return False
+    bslot, nbslot, perm_r, perm_c = iseg(1), iseg(2), iseg(3), iseg(4)
+    Up, Ui, Lp, Li, Ap, Ai = iseg(5), iseg(6), iseg(7), iseg(8), iseg(9), iseg(10)
+    sign, Ux, Ud, Lx, Ld, Ax = fseg(0), fseg(1), fseg(2), fseg(3), fseg(4), fseg(5)
+    m = bslot.size
+    u = np.zeros(m)
+    for i in range(m):  # (Pc^T c_B)[perm_c[i]] = c_B[i]
+        if bslot[i] >= 0:
+            u[perm_c[i]] = c[bslot[i]]
+    for j in range(m):  # U^T s = u
+        acc = u[j]
+        for e in range(Up[j], Up[j + 1]):
+            acc -= Ux[e] * u[Ui[e]]
+        u[j] = acc / Ud[j]
+    for j in range(m - 1, -1, -1):  # L^T t = s
+        acc = u[j]
+        for e in range(Lp[j], Lp[j + 1]):
+            acc -= Lx[e] * u[Li[e]]
+        u[j] = acc / Ld[j]
+    for i in range(m):
+        out[i] = u[perm_r[i]]
+    for k in range(nbslot.size):
+        z = c[nbslot[k]] if nbslot[k] >= 0 else 0.0
+        for e in range(Ap[k], Ap[k + 1]):
+            z -= Ax[e] * out[Ai[e]]
+        out[m + k] = sign[k] * z
+    return True
+
+
+@numba.njit(cache=True)
+def packed_optimal(ib: np.ndarray, fb: np.ndarray, c: np.ndarray, ok: np.ndarray) -> bool:
+    """Whether every packed basis (:func:`pack_tests`) is optimal at pair costs ``c``:
+    ``ok[w]`` per basis, all of them returned.  The test of :func:`basis_still_optimal`
+    (every entry of G c ≥ −BASIS_TOL·max(1, max c), NaN fails) on G c evaluated from the
+    factorised basis."""
+    n = ib[0]
+    tol = BASIS_TOL * max(1.0, c.max())
+    size = 0
+    for w in range(n):  # y and z of basis w: as many entries as its bslot and nbslot
+        io = 1 + w * _NI
+        size = max(size, ib[io + 3] - ib[io + 1])
+    out = np.empty(size)
+    every = True
+    for w in range(n):
+        good = _basis_values(ib, fb, w, c, out)
+        io = 1 + w * _NI
+        for k in range(ib[io + 3] - ib[io + 1]):
+            if not good or not out[k] >= -tol:
+                good = False
+                break
+        ok[w] = good
+        every = every and good
+    return every
+
+
+@numba.njit(cache=True)
+def _select(indptr, indices, data, rows, pos):
+    """Rows ``rows`` of a CSR matrix with its columns renumbered by ``pos`` (−1: dropped)."""
+    p = np.zeros(rows.size + 1, np.int64)
+    for k in range(rows.size):
+        cnt = 0
+        for e in range(indptr[rows[k]], indptr[rows[k] + 1]):
+            cnt += pos[indices[e]] >= 0
+        p[k + 1] = p[k] + cnt
+    ii = np.empty(p[-1], np.int64)
+    xx = np.empty(p[-1])
+    t = 0
+    for k in range(rows.size):
+        for e in range(indptr[rows[k]], indptr[rows[k] + 1]):
+            if pos[indices[e]] >= 0:
+                ii[t] = pos[indices[e]]
+                xx[t] = data[e]
+                t += 1
+    return p, ii, xx
+
+
+@numba.njit(cache=True)
+def _split_diagonal(indptr, indices, data):
+    """(indptr, indices, values, diagonal) of a square CSC factor, its diagonal apart."""
+    n = indptr.size - 1
+    diag = np.zeros(n)
+    p = np.zeros(n + 1, np.int64)
+    ii = np.empty(indices.size, np.int64)
+    xx = np.empty(indices.size)
+    t = 0
+    for j in range(n):
+        for e in range(indptr[j], indptr[j + 1]):
+            if indices[e] == j:
+                diag[j] += data[e]
+            else:
+                ii[t] = indices[e]
+                xx[t] = data[e]
+                t += 1
+        p[j + 1] = t
+    return p, ii[:t], xx[:t], diag
+
+
+@numba.njit(cache=True)
+def _transpose_residual(Sp, Si, Sx, y, e) -> float:
+    """max |S^T y − e| for S in CSC (column j of S is row j of S^T)."""
+    worst = 0.0
+    for j in range(Sp.size - 1):
+        acc = -e[j]
+        for k in range(Sp[j], Sp[j + 1]):
+            acc += Sx[k] * y[Si[k]]
+        worst = max(worst, abs(acc))
+    return worst
+
+
+def _factors(Sp, Si, Sx, m: int) -> tuple[list, list] | None:
+    """SuperLU factors of S (CSC arrays) as the fields of :func:`_basis_values`
+    (int: perm_r, perm_c, Up, Ui, Lp, Li; float: Ux, Ud, Lx, Ld); None if singular."""
+    try:
+        lu = splu(sp.csc_matrix((Sx, Si, Sp), shape=(m, m)))
+    except RuntimeError:  # exactly singular
+        return None
+    U, L = lu.U, lu.L
+    Up, Ui, Ux, Ud = _split_diagonal(U.indptr, U.indices, U.data)
+    Lp, Li, Lx, Ld = _split_diagonal(L.indptr, L.indices, L.data)
+    return [lu.perm_r, lu.perm_c, Up, Ui, Lp, Li], [Ux, Ud, Lx, Ld]
+
+
 class BasisTest:
     """"The basis of ``sol`` is optimal at costs c" without the rows G of :func:`basis_checks`.
 
     :func:`basis_checks` writes the duals and reduced costs of a basis as rows G (one
     column per pair): at K = 100 that is ~10⁴ × 10⁴ floats and 26 s of sparse solves per
-    basis.  Here the basis matrix S (tight rows × basic columns) is factorised once and
-    the same quantities are evaluated at the costs asked for: y = S^{-T} c_B and
-    z_j = c_j − a_j^T y for the nonbasic columns, i.e. the vector G c, in one sparse
-    solve and one sparse product.  :meth:`optimal` applies the test of
-    :func:`basis_still_optimal` to it (same rows, same tolerance; the values agree with
-    G c to rounding).  ``valid`` is False when there is no basis or it is singular
-    (then :meth:`optimal` always says no, and the caller re-solves).
+    basis.  Here the basis matrix S (tight rows × basic columns) is factorised once
+    (SuperLU) and the same quantities are evaluated at the costs asked for, in compiled
+    code (:func:`packed_optimal`): y = S^{-T} c_B and z_j = c_j − a_j^T y for the
+    nonbasic columns, i.e. the vector G c, in two sparse triangular solves and one
+    sparse product.  :meth:`optimal` applies the test of :func:`basis_still_optimal` to
+    it (same rows, same tolerance; the values agree with G c to rounding).  ``valid`` is
+    False when there is no basis or it is singular or inaccurate (then :meth:`optimal`
+    always says no, and the caller re-solves).
 
     Parameters
     ----------
     data, sol, slots, zero_slots
         As in :func:`basis_checks`.
+    AT : scipy.sparse.csr_matrix, optional
+        A^T of ``data`` (the caller may keep it between bases of one model).
     """
 
     def __init__(self, data: LPData, sol: LPSolution, slots: np.ndarray,
-                 zero_slots: np.ndarray | None = None):
+                 zero_slots: np.ndarray | None = None, AT: sp.csr_matrix | None = None):
         self.valid = False
-        self.slots = np.asarray(slots, dtype=np.int64)
-        self.priced = np.ones(self.slots.size, dtype=bool)  # pair columns with a cost
-        if zero_slots is not None and len(zero_slots):
-            self.priced = ~np.isin(self.slots, zero_slots)
+        slots = np.asarray(slots, dtype=np.int64)
+        colslot = np.full(data.n_cols, -1, dtype=np.int64)  # cost slot of each column
+        colslot[:slots.size] = slots
+        if zero_slots is not None and len(zero_slots) and slots.size:
+            zero = np.zeros(max(int(slots.max()), int(np.max(zero_slots))) + 1, dtype=bool)
+            zero[zero_slots] = True
+            colslot[:slots.size][zero[slots]] = -1
+        self.parts = ([np.zeros(1)] + [np.zeros(0)] * (_NI - 1), [np.zeros(0)] * _NF)
         if sol.col_status is None or sol.row_status is None:
             return
-        A = sp.csr_matrix((data.data, data.indices, data.indptr),
-                          shape=(data.n_rows, data.n_cols))
         basic = sol.col_status == _BASIC
         tight = sol.row_status != _BASIC
         if int(basic.sum()) != int(tight.sum()):
             return
-        At = A[np.flatnonzero(tight)].tocsc()
-        self.b_idx = np.flatnonzero(basic)
-        self.nb_idx = np.flatnonzero(~basic & (data.lb < data.ub))
-        self.sign = np.where(sol.col_status[self.nb_idx] == _UPPER, -1.0, 1.0)
-        self.An_T = At[:, self.nb_idx].T.tocsr()
-        self.lu = None
-        if self.b_idx.size:
-            S = At[:, self.b_idx]
-            try:
-                self.lu = splu(S.T.tocsc())
-            except RuntimeError:  # exactly singular
-                return
-            # the accuracy check of basis_checks, on a random right-hand side
-            e = np.random.default_rng(0).standard_normal(self.b_idx.size)
-            y = self.lu.solve(e)
-            if not np.all(np.isfinite(y)) or np.abs(S.T @ y - e).max() > 1e-9 * max(
-                    1.0, float(np.abs(y).max())):
-                return
+        if AT is None:
+            AT = sp.csr_matrix((data.data, data.indices, data.indptr),
+                               shape=(data.n_rows, data.n_cols)).T.tocsr()
+        pos = np.full(data.n_rows, -1, dtype=np.int64)  # tight row -> its index in y
+        pos[tight] = np.arange(int(tight.sum()))
+        b_idx = np.flatnonzero(basic)
+        nb_idx = np.flatnonzero(~basic & (data.lb < data.ub))
+        sign = np.where(sol.col_status[nb_idx] == _UPPER, -1.0, 1.0)
+        Ap, Ai, Ax = _select(AT.indptr, AT.indices, AT.data, nb_idx, pos)
+        Sp, Si, Sx = _select(AT.indptr, AT.indices, AT.data, b_idx, pos)  # S in CSC
+        fac = _factors(Sp, Si, Sx, b_idx.size) if b_idx.size else (
+            [np.zeros(0), np.zeros(0), np.zeros(1), np.zeros(0), np.zeros(1), np.zeros(0)],
+            [np.zeros(0)] * 4)
+        if fac is None:
+            return
+        (perm_r, perm_c, Up, Ui, Lp, Li), (Ux, Ud, Lx, Ld) = fac
+        parts = ([np.ones(1), colslot[b_idx], colslot[nb_idx], perm_r, perm_c, Up, Ui, Lp,
+                  Li, Ap, Ai], [sign, Ux, Ud, Lx, Ld, Ax])
+        # the accuracy check of basis_checks through the compiled solve itself, on a
+        # fixed right-hand side without structure (every basic column priced by it)
+        e = np.cos(1.7 * np.arange(b_idx.size) + 0.3)
+        ib, fb = pack_tests([([*parts[0][:1], np.arange(b_idx.size), np.zeros(0),
+                               *parts[0][3:]], parts[1])])
+        y = np.empty(b_idx.size)
+        _basis_values(ib, fb, 0, e, y)
+        if not np.all(np.isfinite(y)) or _transpose_residual(Sp, Si, Sx, y, e) > 1e-9 * max(
+                1.0, float(np.abs(y).max(initial=0.0))):
+            return
+        self.parts = parts
         self.valid = True
-
-    def _column_costs(self, c: np.ndarray) -> np.ndarray:
-        """Costs of the LP's pair columns from the K·K cost vector (zero slots dropped)."""
-        return np.where(self.priced, c[self.slots], 0.0)
 
     def values(self, c: np.ndarray) -> np.ndarray:
         """[y; sign·z] at costs ``c`` (K·K vector): the vector G c of :func:`basis_checks`."""
-        cp = self._column_costs(np.asarray(c, dtype=np.float64))
-        P = cp.size
-        cb = np.zeros(self.b_idx.size)
-        mask = self.b_idx < P
-        cb[mask] = cp[self.b_idx[mask]]
-        y = self.lu.solve(cb) if self.lu is not None else cb
-        cn = np.zeros(self.nb_idx.size)
-        mask = self.nb_idx < P
-        cn[mask] = cp[self.nb_idx[mask]]
-        z = (cn - self.An_T @ y) * self.sign
-        return np.concatenate([y, z])
+        ints = self.parts[0]
+        out = np.empty(ints[1].size + ints[2].size)
+        ib, fb = pack_tests([self.parts])
+        if not _basis_values(ib, fb, 0, np.asarray(c, dtype=np.float64), out):
+            raise ValueError("BasisTest.values: no valid basis")
+        return out
 
     def optimal(self, c: np.ndarray) -> bool:
         """True iff every entry of G c is ≥ −BASIS_TOL·max(1, max c) (the basis stays optimal)."""
-        if not self.valid:
-            return False
-        tol = BASIS_TOL * max(1.0, float(np.max(c)))
-        v = self.values(c)
-        return bool(np.all(v >= -tol))
+        ib, fb = pack_tests([self.parts])
+        return bool(packed_optimal(ib, fb, np.asarray(c, dtype=np.float64),
+                                   np.empty(1, dtype=np.bool_)))
 
 
 # ------------------------------------------------------------------ tracker --------------
@@ -283,6 +462,26 @@ class TrackerSolution:
     checks: np.ndarray | None
 
 
+@dataclass
+class _Winner:
+    """One (tournament, winner) model of :class:`CStarTracker` and its last solve."""
+
+    fm: FamilyModel
+    slots: np.ndarray  # cost slot a·K + b of each pair column
+    sol: LPSolution | None = None
+    test: BasisTest | None = None  # of ``sol``'s basis, built when first asked
+    AT: sp.csr_matrix | None = None  # A^T of the model, while it has this many rows
+
+    def basis_test(self, zero: np.ndarray) -> BasisTest:
+        if self.test is None:
+            data = self.fm.model.data
+            if self.AT is None or self.AT.shape[1] != data.n_rows:
+                self.AT = sp.csr_matrix((data.data, data.indices, data.indptr),
+                                        shape=(data.n_rows, data.n_cols)).T.tocsr()
+            self.test = BasisTest(data, self.sol, self.slots, zero, self.AT)
+        return self.test
+
+
 class CStarTracker:
     """C*_{i1}(µ) for a sequence of matrices µ (e.g. CW-RMED's µ̂), with warm re-solves.
 
@@ -291,6 +490,11 @@ class CStarTracker:
     shape, finiteness, [0, 1] and "no ties" (``InvalidMatrixError`` / ``TieError``);
     complementarity and the ½ diagonal are assumed (the caller's µ̂ has them by
     construction; use :class:`~duelbound.theory.PreferenceMatrix` to validate a matrix).
+
+    :meth:`solve` after a :meth:`still_optimal` that failed at the same costs (same
+    tournament) re-solves only the winners whose basis failed: the others' vertices are
+    optimal at those costs, and a warm HiGHS run from an optimal basis makes no pivot,
+    so it would return them unchanged.
 
     Parameters
     ----------
@@ -306,26 +510,31 @@ class CStarTracker:
         self.K = K
         self.backend = available_backend(backend)
         self.max_tournaments = max_tournaments
-        self._models: OrderedDict[bytes, dict] = OrderedDict()
+        self._models: OrderedDict[bytes, dict[int, _Winner]] = OrderedDict()
         self.lp_solves = 0
         self.models_built = 0
-        self._tests: list[BasisTest] = []
+        self._key: bytes | None = None  # tournament of the last solve
+        self._current: list[tuple[int, _Winner]] = []  # its winners
+        self._zero = np.zeros(0, dtype=np.int64)  # its pairs of cost 0 (two winners)
+        self._packed: tuple[np.ndarray, np.ndarray] | None = None  # its bases' tests
+        self._verdict: tuple[np.ndarray, np.ndarray] | None = None  # (costs, ok per winner)
 
     def still_optimal(self, c: np.ndarray) -> bool:
         """Whether every winner's basis of the last :meth:`solve` is optimal at pair costs
         ``c`` (K·K vector, :func:`pair_costs_core`; same tournament): then the vertices
-        ``evidence`` of that solve are optimal at c (:class:`BasisTest`)."""
-        return bool(self._tests) and all(t.optimal(c) for t in self._tests)
+        ``evidence`` of that solve are optimal at c (:class:`BasisTest`, compiled)."""
+        if not self._current:
+            return False
+        if self._packed is None:  # factorise the bases now (not at every solve)
+            self._packed = pack_tests([w.basis_test(self._zero).parts
+                                       for _, w in self._current])
+        ok = np.empty(len(self._current), dtype=np.bool_)
+        c = np.ascontiguousarray(c, dtype=np.float64)
+        every = packed_optimal(*self._packed, c, ok)
+        self._verdict = (c.copy(), ok)
+        return bool(every)
 
-    def solve(self, mu: np.ndarray, d: np.ndarray | None = None, *,
-              checks: bool = True) -> TrackerSolution:
-        """Solve C*_{i1}(µ) for every Copeland winner of µ (no ties allowed).
-
-        ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.  ``checks``:
-        also form the rows G of :func:`basis_checks` (large: ~K² × K² floats); without
-        them :meth:`still_optimal` answers the same question.
-        """
-
+    def _check(self, mu: np.ndarray) -> np.ndarray:
         K = self.K
         mu = np.ascontiguousarray(mu, dtype=np.float64)
         if mu.shape != (K, K):
@@ -341,6 +550,25 @@ class CStarTracker:
             ties = [(int(a), int(b)) for a, b in np.argwhere(off & (mu == 0.5)) if a < b]
             raise TieError(f"CStarTracker.solve: the matrix has ties (mu_ij = 1/2) at {ties}",
                            ties)
+        return mu
+
+    def _passed(self, key: bytes, c: np.ndarray) -> np.ndarray | None:
+        """Per winner, whether its basis passed :meth:`still_optimal` at exactly ``c``."""
+        if self._verdict is None or key != self._key or not np.array_equal(self._verdict[0], c):
+            return None
+        return self._verdict[1]
+
+    def solve(self, mu: np.ndarray, d: np.ndarray | None = None, *,
+              checks: bool = True) -> TrackerSolution:
+        """Solve C*_{i1}(µ) for every Copeland winner of µ (no ties allowed).
+
+        ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.  ``checks``:
+        also form the rows G of :func:`basis_checks` (large: ~K² × K² floats); without
+        them :meth:`still_optimal` answers the same question.
+        """
+
+        K = self.K
+        mu = self._check(mu)
         d = kl_half_core(mu) if d is None else np.ascontiguousarray(d, dtype=np.float64)
         L = losses_core(mu)
         r = regret_core(mu)
@@ -351,26 +579,29 @@ class CStarTracker:
             self._models.popitem(last=False)
         c = np.empty(K * K)
         pair_costs_core(L, d, c)
+        passed = self._passed(key, c)
         zero = np.flatnonzero(c == 0.0)
         X = np.zeros((K, K * K))
-        rows = []
-        self._tests = []
-        for i1 in np.flatnonzero(L == L.min()):
-            px = pair_index(mu, d, r, int(i1))
-            fm = models.get(int(i1))
-            if fm is None:
-                fm = models[int(i1)] = FamilyModel(mu, int(i1), px, self.backend,
-                                                   backend_checked=True)
-                self.models_built += 1
-            else:
-                fm.set_costs(mu, px)
-            sol = fm.solve()
-            self.lp_solves += 1
-            slots = px.pairs[:, 0] * K + px.pairs[:, 1]
-            X[i1, slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
-            self._tests.append(BasisTest(fm.model.data, sol, slots, zero))
-            if checks:
-                rows.append(basis_checks(fm.model.data, sol, slots, K * K, zero))
+        current = []
+        for n, i1 in enumerate(int(i) for i in np.flatnonzero(L == L.min())):
+            w = models.get(i1)
+            if passed is None or not passed[n]:
+                px = pair_index(mu, d, r, i1)
+                if w is None:
+                    fm = FamilyModel(mu, i1, px, self.backend, backend_checked=True, lean=True)
+                    w = models[i1] = _Winner(fm, px.pairs[:, 0] * K + px.pairs[:, 1])
+                    self.models_built += 1
+                else:
+                    w.fm.set_costs(mu, px)
+                    w.fm.model.restart_from_basis()  # the vertex: f(basis, costs) only
+                w.sol, w.test = w.fm.solve(), None
+                self.lp_solves += 1
+            X[i1, w.slots] = np.clip(w.sol.v[:w.slots.size], 0.0, 1.0)
+            current.append((i1, w))
+        self._key, self._current, self._zero = key, current, zero
+        self._packed = self._verdict = None
         values, q = np.empty(K), np.zeros((K, K))
         cw_values_core(c, X, L, d, values, q)
+        rows = [basis_checks(w.fm.model.data, w.sol, w.slots, K * K, zero)
+                for _, w in current] if checks else []
         return TrackerSolution(values, q, X, np.vstack(rows) if checks else None)
