@@ -233,8 +233,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                            pairs, s.p_flip, alpha2),
         winners=winners, p_winners=p_win, winner_sets=winner_set_shares(is_win, _SHOWN),
         same_tournament=same_t, tournaments=int(tid.max()) + 1, pairs=pairs, notes=notes,
-        stats={"lp_solves": ev.lp_solves, "models": ev.models, "reused": ev.reused,
-               "cstar_draws": n_cs, "workers": workers, "scheduler": scheduler,
+        stats={**ev.counts(), "cstar_draws": n_cs, "workers": workers, "scheduler": scheduler,
                "wall_time": time.perf_counter() - t0},
         samples={"mu": s.P, "cstar": cs, "ecw": ec})
 
