@@ -24,7 +24,8 @@ process per CPU) with its wall time and the peak resident memory of its process 
 Dask: C* on the first N of 1 000 posterior draws of a seeded league of K arms with draws
 and ~86 % of the pairs never compared (:func:`league_counts`, the users' shape), serially
 and on a local Dask cluster of 2 workers side by side, the per-draw time, the cluster's
-overhead and the expected time of all 1 000 draws on more workers (:func:`dask_draws`).
+overhead and the expected time of all 1 000 draws on more workers (:func:`dask_draws`;
+``--no-serial`` skips the serial run).
 """
 
 from __future__ import annotations
@@ -216,11 +217,12 @@ def dask_draws(specs: list[str], workers: int = 2, serial: bool = True) -> None:
     """C* on the first N of 1 000 posterior draws (``K:N``) of a seeded league of K arms
     (:func:`league_counts`), side by side in one process: serially, then on a local Dask
     cluster of ``workers`` processes (its start-up included: it is part of what a user
-    waits for).  The serial per-draw time t is (serial wall − the wall of the same call
-    with C* on 10 draws) / (N − 10); the overhead O of the cluster is its wall minus
-    N·t / workers; the expected wall on W workers of otherwise idle cores is
-    1 000·t / W + O (an extrapolation, labelled so).  When N < 1 000 the 1 000-draw times
-    are extrapolated the same way and say so."""
+    waits for).  t: seconds of C* per draw in the serial run (``stats["cstar_seconds"]`` /
+    N); busy: the seconds the workers spent on C* (summed); the cluster's overhead
+    O = wall − busy / workers (start-up, close, scheduling, idle workers); the expected
+    wall of all 1 000 draws on W workers of otherwise idle cores is 1 000·t / W + O (an
+    extrapolation, labelled so).  Without the serial run t is busy / N (an upper estimate:
+    two workers on two cores slow each other)."""
     from duelbound.cluster import dask_client
     from duelbound.solvers import draws as draws_module
 
@@ -231,40 +233,34 @@ def dask_draws(specs: list[str], workers: int = 2, serial: bool = True) -> None:
     startup = time.perf_counter() - t
     print(f"`uptime`: {os.popen('uptime').read().strip()}")
     print(f"local Dask cluster of {workers} workers: start-up and close {startup:.1f} s")
-    print("| K | never compared | C* draws | tournaments (1 000 draws) "
-          "| LP solves / threshold answers | base s (10 C* draws) | serial s | t s/draw "
-          "| Dask s | ratio | overhead O s "
-          "| 1 000 draws on 2 / 8 / 32 workers (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| K | never compared | C* draws | LP solves / threshold answers | serial s "
+          "| t s/draw | Dask s | ratio | busy s per draw | overhead O s "
+          "| 1 000 draws on 2 / 8 / 32 workers, expected (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in specs:
         K, n = (int(x) for x in spec.split(":"))
         W = league_counts(K)
         iu = np.triu_indices(K, 1)
         never = float(np.mean(W[iu] + W.T[iu] == 0))
         lower_bound_interval(W, draws=1000, cstar_draws=10)  # numba's cache, imports
-        t = time.perf_counter()
-        lower_bound_interval(W, draws=1000, cstar_draws=10)
-        base = time.perf_counter() - t
         times, reps = [], []
         for w in ((1, workers) if serial else (workers,)):
             t = time.perf_counter()
             reps.append(lower_bound_interval(W, draws=1000, cstar_draws=max(n, 10), workers=w))
             times.append(time.perf_counter() - t)
-            print(f"  K = {K}, {w} worker(s): {times[-1]:.1f} s", flush=True)
+            print(f"  K = {K}, {w} worker(s): {times[-1]:.1f} s, `uptime`: "
+                  f"{os.popen('uptime').read().strip()}", flush=True)
         if serial:
             assert np.array_equal(reps[0].samples["cstar"], reps[1].samples["cstar"])
-            per = (times[0] - base) / max(n - 10, 1)
-        else:  # no serial run: t from the cluster's wall (an upper estimate)
-            per = (times[-1] - startup - base) * workers / n
-        over = times[-1] - n * per / workers
-        est = " / ".join(f"{1000 * per / w + over:.0f}" for w in (2, 8, 32))
         st = reps[-1].stats
+        per = reps[0].stats["cstar_seconds"] / n
+        over = times[-1] - st["cstar_seconds"] / workers
+        est = " / ".join(f"{1000 * per / w + over:.0f}" for w in (2, 8, 32))
         ser = f"{times[0]:.1f}" if serial else "-"
         ratio = f"{times[0] / times[-1]:.2f}" if serial else "-"
-        label = "" if n >= 1000 else " (extrapolated)"
-        print(f"| {K} | {never:.0%} | {n} | {reps[-1].tournaments} | {st['lp_solves']} / "
-              f"{st['thresholds']} | {base:.1f} | {ser} | {per:.3g} | {times[-1]:.1f} | "
-              f"{ratio} | {over:.0f} | {est}{label} |", flush=True)
+        print(f"| {K} | {never:.0%} | {n} | {st['lp_solves']} / {st['thresholds']} | {ser} "
+              f"| {per:.3g} | {times[-1]:.1f} | {ratio} | {st['cstar_seconds'] / n:.3g} "
+              f"| {over:.0f} | {est} |", flush=True)
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -165,13 +166,15 @@ class DrawEvaluator:
         self.models = 0
         self.reused = 0
         self.thresholds = 0
+        self.cstar_seconds = 0.0  # wall time spent in cstar (a worker's: its busy time)
 
-    def counts(self) -> dict[str, int]:
-        """LP solves, LP models built, values from a kept basis, winners by the threshold."""
+    def counts(self) -> dict[str, float]:
+        """LP solves, LP models built, values from a kept basis, winners answered by the
+        threshold, and the seconds spent on C* (summed over the workers: the busy time)."""
         return {"lp_solves": self.lp_solves, "models": self.models, "reused": self.reused,
-                "thresholds": self.thresholds}
+                "thresholds": self.thresholds, "cstar_seconds": self.cstar_seconds}
 
-    def add_counts(self, counts: dict[str, int]) -> None:
+    def add_counts(self, counts: dict[str, float]) -> None:
         """Add another evaluator's :meth:`counts` (a worker's) to these."""
         for key, value in counts.items():
             setattr(self, key, getattr(self, key) + value)
@@ -193,10 +196,12 @@ class DrawEvaluator:
 
     def cstar(self, P: np.ndarray, tid: np.ndarray) -> np.ndarray:
         """C* of every draw of ``P`` (exact), tournament by tournament."""
+        t0 = time.perf_counter()
         out = np.full(P.shape[0], np.nan)
         for t in np.unique(tid):
             idx = np.flatnonzero(tid == t)
             out[idx] = self._group(P[idx])
+        self.cstar_seconds += time.perf_counter() - t0
         return out
 
     def _group(self, P: np.ndarray) -> np.ndarray:
@@ -289,10 +294,10 @@ def draw_chunks(tid: np.ndarray, K: int) -> list[np.ndarray]:
 
 
 def cstar_task(K: int, backend: str, P: np.ndarray, tid: np.ndarray
-               ) -> tuple[np.ndarray, dict[str, int]]:
+               ) -> tuple[np.ndarray, dict[str, float]]:
     """C* of one task's draws (:meth:`DrawEvaluator.cstar`, in a worker process) and its
     counts: only the draws go in (``len(P)`` × K(K−1)/2 floats) and only the values and
-    four integers come back; models and basis tests live and die in the worker."""
+    five numbers come back; models and basis tests live and die in the worker."""
     ev = DrawEvaluator(K, backend)
     vals = ev.cstar(P, tid)
     return vals, ev.counts()

@@ -125,15 +125,15 @@ def test_draw_chunks_cut_whole_tournaments_in_id_order(ids, K):
 
 
 def test_a_task_ships_the_draws_in_and_the_values_out_only():
-    """What a Dask task carries: its draws in, C* values and four counts out (at K = 100 a
+    """What a Dask task carries: its draws in, C* values and five counts out (at K = 100 a
     dense basis test was ~0.8 GB)."""
     K = 30
     W = _ring_league(K, 900, 3, seed=2)
     P = sample_posterior(W, 6, np.random.default_rng(0))
     vals, counts = cstar_task(K, "HiGHS", P, tournament_ids(P))
     assert vals.shape == (6,) and set(counts) == {"lp_solves", "models", "reused",
-                                                  "thresholds"}
-    assert len(pickle.dumps((vals, counts))) < 400
+                                                  "thresholds", "cstar_seconds"}
+    assert len(pickle.dumps((vals, counts))) < 500
     assert sum(counts[k] for k in ("lp_solves", "reused", "thresholds")) >= 6
 
 
