@@ -69,10 +69,13 @@ MIN_CSTAR_DRAWS = 20
 #: Below this much estimated single-core LP work the draws stay in this process: a local
 #: Dask cluster costs seconds to start and close (15 s on the loaded 2-core machine) and each
 #: worker pays the imports and numba's cache; at K = 30 (all 1 000 draws, ~20 s estimated)
-#: two workers took 82 s against 49 s serially (benchmarks/bench_interval.py --dask).
+#: two workers took 40 s against 34 s serially at load 5 (benchmarks/bench_interval.py
+#: --dask; 82 s against 49 s before tasks held several tournaments).
 PARALLEL_MIN_SECONDS = 60.0
 #: A C* task on Dask holds about this many estimated single-core seconds of draws (at K = 30
-#: a draw's LP takes ~15 ms, a task's round trip through the scheduler several ms) ...
+#: a draw's LP takes ~15-30 ms, a task's round trip through the scheduler several ms: 1 000
+#: draws on 2 local workers took 34 s and 22 s in 63 tasks against 41 s and 28 s in 1 000,
+#: alternated at load 5) ...
 TASK_SECONDS = 2.0
 #: ... but the draws are cut into at least this many tasks (when there are enough
 #: tournaments), so that a cluster of many workers gets work for all of them.
