@@ -145,11 +145,11 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         and their Monte Carlo bands are those of n draws.
     workers : int
         Worker processes of a local Dask cluster for the C* LPs, started when the
-        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS` (one task per tournament
+        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS` (tasks of whole tournaments
         among the draws: :func:`~.draws.solve_cstar_draws`).
     scheduler : str, optional
-        Address (``tcp://host:port``) of an existing Dask cluster: every C* draw is a task
-        there, whatever the amount of work (``workers`` is then ignored).  The values are
+        Address (``tcp://host:port``) of an existing Dask cluster: every C* draw is solved
+        in a task there, whatever the amount of work (``workers`` is then ignored).  The values are
         those of a serial run.
     plug_in : LowerBoundResult, optional
         C* of the plug-in matrix, already solved (e.g. certified for the bounds): used
