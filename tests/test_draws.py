@@ -147,3 +147,10 @@ def test_interval_stats_count_every_answer(shape):
     rep = lower_bound_interval(W, draws=60, seed=1, cstar_draws="all")
     st = rep.stats
     assert st["lp_solves"] + st["reused"] + st["thresholds"] >= 60
+    K = W.shape[0]
+    losses = np.array([(square(p, K) > 0.5).sum(axis=0) for p in rep.samples["mu"]])
+    multi = int(np.sum(np.sum(losses == losses.min(axis=1, keepdims=True), axis=1) > 1))
+    assert multi > 0 or shape == "decisive"
+    # every winner of a draw with several is answered by the threshold (Theorem 6): >= 2 each
+    assert st["thresholds"] >= 2 * multi and (st["thresholds"] > 0) == (multi > 0)
+    assert f"{st['thresholds']} winners by the checked threshold rule" in rep.render()
