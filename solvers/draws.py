@@ -34,8 +34,8 @@ import numpy as np
 
 from ..cluster import dask_client, describe
 from ..theory.errors import DuelboundError
-from .cstar import FamilyModel
-from .cstar import _solve_threshold as solve_threshold  # the lower_bound path, no copy
+from ..theory.matrix import PreferenceMatrix
+from .cstar import FamilyModel, solve_winner
 from .ecw import ecw_core
 from .formulations import pair_index
 from .lp import available_backend
@@ -234,12 +234,13 @@ class DrawEvaluator:
         if hit is not None:
             self.reused += 1
             return float(c @ hit)
+        if several:  # lower_bound's path without certificate: ECW's threshold, oracle-checked
+            ws = solve_winner(PreferenceMatrix(mu), i1, backend=self.backend, need_basis=False)
+            by_threshold = ws.stats["method"] == "threshold"  # else a cold LP solved it
+            self.thresholds += by_threshold
+            self.lp_solves += not by_threshold
+            return float(ws.px.cost @ ws.x)
         px = pair_index(mu, d, r, i1)
-        if several:
-            thr = solve_threshold(mu, i1, px, d, r)  # oracle-checked, None if it fails
-            if thr is not None:
-                self.thresholds += 1
-                return float(thr[1].objective)
         fm = models.get(i1)
         if fm is None:
             fm = models[i1] = FamilyModel(mu, i1, px, self.backend, backend_checked=True)
