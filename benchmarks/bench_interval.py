@@ -12,7 +12,7 @@ share of replications with an unbounded upper end and the mean P(winner set righ
     python benchmarks/bench_interval.py --coverage --reps 200 --draws 400
     python benchmarks/bench_interval.py --coverage --method bootstrap --reps 200
     python benchmarks/bench_interval.py --large 100 300
-    python benchmarks/bench_interval.py --dask 30:1000 100:40
+    python benchmarks/bench_interval.py --dask 30:1000 100:1000
 
 Large: an LMSYS-style log of K arms (``bench_logs.write_log``; 2 000 battles per arm),
 the single-core seconds of C* on each of the first three posterior draws (the numbers
@@ -20,6 +20,12 @@ behind ``DRAW_SECONDS`` and ``--cstar-draws auto``), then the default CLI run
 (``duelbound bounds --comparisons LOG --interval 0.95``: C* on the ``auto`` draws in one
 process per CPU) with its wall time and the peak resident memory of its process tree
 (sampled every 0.5 s from /proc; Linux).
+
+Dask: C* on the first N of 1 000 posterior draws of a seeded league of K arms with draws
+and ~86 % of the pairs never compared (:func:`league_counts`, the users' shape), serially
+and on a local Dask cluster of 2 workers side by side, the per-draw time, the cluster's
+overhead and the expected time of all 1 000 draws on more workers (:func:`dask_draws`;
+``--no-serial`` skips the serial run).
 """
 
 from __future__ import annotations
@@ -184,20 +190,41 @@ def large(Ks: list[int]) -> None:
               f"{auto_cstar_draws(K, 1000)} | {wall:.0f} | {peak:.0f} |", flush=True)
 
 
-def dask_draws(specs: list[str], workers: int = 2) -> None:
-    """C* on the first N of 1 000 posterior draws (``K:N``) of an LMSYS-style log of K arms,
-    side by side in one process: serially, then on a local Dask cluster of ``workers``
-    processes (its start-up included: it is part of what a user waits for).  Extrapolated
-    to all 1 000 draws when N < 1 000 (per-draw time × 1 000, plus the start-up)."""
-    import sys
-    import tempfile
+def league_counts(K: int, seed: int = 0, per_arm: int = 100, draw: float = 0.235) -> np.ndarray:
+    """Win counts of a seeded league of the users' shape (the football log of issue 31:
+    327 teams, 23.5 % draws, 87 % of the pairs never compared): ``per_arm`` × K matches,
+    each between arms at most ``span = max(2, round(K / 15))`` apart on a ring (regional
+    play, so ~86 % of the pairs are never compared), strengths s ~ N(0, 1), a share
+    ``draw`` of draws (half a win to each side), otherwise a wins with probability
+    1 / (1 + exp(s_b − s_a))."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0.0, 1.0, K)
+    n = per_arm * K
+    a = rng.integers(K, size=n)
+    b = (a + rng.integers(1, max(2, round(K / 15)) + 1, size=n)) % K
+    drawn = rng.random(n) < draw
+    a_wins = ~drawn & (rng.random(n) < 1.0 / (1.0 + np.exp(strength[b] - strength[a])))
+    W = np.zeros((K, K))
+    np.add.at(W, (a[drawn], b[drawn]), 0.5)
+    np.add.at(W, (b[drawn], a[drawn]), 0.5)
+    np.add.at(W, (a[a_wins], b[a_wins]), 1.0)
+    b_wins = ~drawn & ~a_wins
+    np.add.at(W, (b[b_wins], a[b_wins]), 1.0)
+    return W
 
+
+def dask_draws(specs: list[str], workers: int = 2, serial: bool = True) -> None:
+    """C* on the first N of 1 000 posterior draws (``K:N``) of a seeded league of K arms
+    (:func:`league_counts`), side by side in one process: serially, then on a local Dask
+    cluster of ``workers`` processes (its start-up included: it is part of what a user
+    waits for).  t: seconds of C* per draw in the serial run (``stats["cstar_seconds"]`` /
+    N); busy: the seconds the workers spent on C* (summed); the cluster's overhead
+    O = wall − busy / workers (start-up, close, scheduling, idle workers); the expected
+    wall of all 1 000 draws on W workers of otherwise idle cores is 1 000·t / W + O (an
+    extrapolation, labelled so).  Without the serial run t is busy / N (an upper estimate:
+    two workers on two cores slow each other)."""
     from duelbound.cluster import dask_client
     from duelbound.solvers import draws as draws_module
-    from duelbound.theory.counts import read_comparisons
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from bench_logs import write_log
 
     draws_module.PARALLEL_MIN_SECONDS = 0.0  # always on the cluster when workers > 1
     t = time.perf_counter()
@@ -206,29 +233,34 @@ def dask_draws(specs: list[str], workers: int = 2) -> None:
     startup = time.perf_counter() - t
     print(f"`uptime`: {os.popen('uptime').read().strip()}")
     print(f"local Dask cluster of {workers} workers: start-up and close {startup:.1f} s")
-    print("| K | C* draws | tournaments | serial s | Dask s | ratio | Dask s per draw "
-          "| 1 000 draws, Dask (s) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| K | never compared | C* draws | LP solves / threshold answers | serial s "
+          "| t s/draw | Dask s | ratio | busy s per draw | overhead O s "
+          "| 1 000 draws on 2 / 8 / 32 workers, expected (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in specs:
         K, n = (int(x) for x in spec.split(":"))
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "log.csv")
-            write_log(path, K, 2000 * K, seed=3)
-            C = read_comparisons(path)
-        lower_bound_interval(C, draws=1000, cstar_draws=10)  # numba's cache, imports
+        W = league_counts(K)
+        iu = np.triu_indices(K, 1)
+        never = float(np.mean(W[iu] + W.T[iu] == 0))
+        lower_bound_interval(W, draws=1000, cstar_draws=10)  # numba's cache, imports
         times, reps = [], []
-        for w in (1, workers):
+        for w in ((1, workers) if serial else (workers,)):
             t = time.perf_counter()
-            reps.append(lower_bound_interval(C, draws=1000, cstar_draws=max(n, 10), workers=w))
+            reps.append(lower_bound_interval(W, draws=1000, cstar_draws=max(n, 10), workers=w))
             times.append(time.perf_counter() - t)
-        assert np.array_equal(reps[0].samples["cstar"], reps[1].samples["cstar"])
-        per = (times[1] - startup) / n
-        total = times[1] if n >= 1000 else startup + 1000 * per
-        tours = int(np.unique(np.packbits(reps[1].samples["mu"][:n] > 0.5, axis=1),
-                              axis=0).shape[0])
-        print(f"| {K} | {n} | {tours} | {times[0]:.1f} | {times[1]:.1f} | "
-              f"{times[0] / times[1]:.2f} | {per:.3g} | "
-              f"{total:.0f}{'' if n >= 1000 else ' (extrapolated)'} |", flush=True)
+            print(f"  K = {K}, {w} worker(s): {times[-1]:.1f} s, `uptime`: "
+                  f"{os.popen('uptime').read().strip()}", flush=True)
+        if serial:
+            assert np.array_equal(reps[0].samples["cstar"], reps[1].samples["cstar"])
+        st = reps[-1].stats
+        per = reps[0].stats["cstar_seconds"] / n
+        over = times[-1] - st["cstar_seconds"] / workers
+        est = " / ".join(f"{1000 * per / w + over:.0f}" for w in (2, 8, 32))
+        ser = f"{times[0]:.1f}" if serial else "-"
+        ratio = f"{times[0] / times[-1]:.2f}" if serial else "-"
+        print(f"| {K} | {never:.0%} | {n} | {st['lp_solves']} / {st['thresholds']} | {ser} "
+              f"| {per:.3g} | {times[-1]:.1f} | {ratio} | {st['cstar_seconds'] / n:.3g} "
+              f"| {over:.0f} | {est} |", flush=True)
 
 
 def main() -> None:
@@ -245,9 +277,10 @@ def main() -> None:
     ap.add_argument("--large", type=int, nargs="+", metavar="K", default=None)
     ap.add_argument("--dask", nargs="+", metavar="K:N", default=None,
                     help="C* on N of 1 000 draws at K, serial and on 2 local Dask workers")
+    ap.add_argument("--no-serial", action="store_true", help="--dask: the cluster run only")
     args = ap.parse_args()
     if args.dask:
-        dask_draws(args.dask)
+        dask_draws(args.dask, serial=not args.no_serial)
         return
     if args.large:
         large(args.large)

@@ -3,11 +3,13 @@
 Every draw is evaluated exactly: draws are grouped by tournament (the signs of µ − 1/2),
 one family-generation LP per (tournament, Copeland winner) is built and re-solved from its
 previous basis for the other draws of the group (in the evidence variables x = q·d the
-feasible set depends on the tournament only; [K16] Theorem 2, docs/math.md §5), and the
+feasible set depends on the tournament only; [K16] Theorem 2, docs/math.md §5), the
 vertex of an earlier solve is re-used while its basis stays optimal
-(:func:`~.parametric.basis_still_optimal`).  C^E* is the sorted-threshold rule of [K16]
-Theorem 5 (no LP).  :func:`solve_cstar_draws` farms the tournaments out to processes;
-:func:`auto_cstar_draws` decides how many draws get C* from K alone.
+(:class:`~.parametric.BasisTest`: one sparse solve, no dense rows), and a winner among
+several gets ECW's threshold allocation, checked by the oracle, with no LP.  C^E* is the
+sorted-threshold rule of [K16] Theorem 5 (no LP).  :func:`solve_cstar_draws` farms tasks of
+whole tournaments out to a Dask cluster; :func:`auto_cstar_draws` decides how many draws
+get C* from K alone.
 
 Examples
 --------
@@ -24,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,22 +34,25 @@ import numpy as np
 
 from ..cluster import dask_client, describe
 from ..theory.errors import DuelboundError
-from .cstar import FamilyModel
+from ..theory.matrix import PreferenceMatrix
+from .cstar import FamilyModel, solve_winner
 from .ecw import ecw_core
 from .formulations import pair_index
 from .lp import available_backend
 from .oracle import kl_half_core, losses_core, regret_core
-from .parametric import basis_checks, basis_still_optimal, pair_costs_core
+from .parametric import BasisTest, pair_costs_core
 
 __all__ = ["DrawEvaluator", "solve_cstar_draws", "estimate_draw_seconds",
            "estimate_cstar_seconds", "auto_cstar_draws", "resolve_cstar_draws", "announce",
            "tournament_ids", "square", "pair_position", "DRAW_SECONDS", "WORKER_EFFICIENCY",
-           "AUTO_CSTAR_SECONDS", "MIN_CSTAR_DRAWS", "PARALLEL_MIN_SECONDS", "REUSE_MIN_GROUP"]
+           "AUTO_CSTAR_SECONDS", "MIN_CSTAR_DRAWS", "PARALLEL_MIN_SECONDS", "REUSE_MIN_GROUP",
+           "TASK_SECONDS", "MIN_TASKS", "draw_chunks", "cstar_task"]
 
-#: A solve's basis is kept for re-use (no LP while it stays optimal) only when at least
-#: this many draws of the same tournament remain (computing its test costs a few LPs).
-REUSE_MIN_GROUP = 32
-_MAX_BASES = 64  # bases kept per (tournament, winner)
+#: A solve's basis is kept for re-use (no LP while it stays optimal) only when more than
+#: this many draws of the same tournament remain: its test (:class:`~.parametric.BasisTest`,
+#: one sparse LU) costs about half a warm re-solve (7 ms against 15 ms at K = 100).
+REUSE_MIN_GROUP = 8
+_MAX_BASES = 16  # bases kept per (tournament, winner); a failed test costs ~0.3 ms at K = 100
 #: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
 #: machine; benchmarks/bench_interval.py --large and the arena logs of docs/uncertainty.md):
 #: the family LP at K = 30 (mean of 30 draws), 100 (3.3–4.2 s over six) and 300 (25, 43 and
@@ -63,8 +69,17 @@ MIN_CSTAR_DRAWS = 20
 #: Below this much estimated single-core LP work the draws stay in this process: a local
 #: Dask cluster costs seconds to start and close (15 s on the loaded 2-core machine) and each
 #: worker pays the imports and numba's cache; at K = 30 (all 1 000 draws, ~20 s estimated)
-#: two workers took 82 s against 49 s serially (benchmarks/bench_interval.py --dask).
+#: two workers took 40 s against 34 s serially at load 5 (benchmarks/bench_interval.py
+#: --dask; 82 s against 49 s before tasks held several tournaments).
 PARALLEL_MIN_SECONDS = 60.0
+#: A C* task on Dask holds about this many estimated single-core seconds of draws (at K = 30
+#: a draw's LP takes ~15-30 ms, a task's round trip through the scheduler several ms: 1 000
+#: draws on 2 local workers took 34 s and 22 s in 63 tasks against 41 s and 28 s in 1 000,
+#: alternated at load 5) ...
+TASK_SECONDS = 2.0
+#: ... but the draws are cut into at least this many tasks (when there are enough
+#: tournaments), so that a cluster of many workers gets work for all of them.
+MIN_TASKS = 64
 
 
 def estimate_draw_seconds(K: int) -> float:
@@ -135,7 +150,17 @@ def announce(K: int, draws: int, n: int, tournaments: int, workers: int,
 
 
 class DrawEvaluator:
-    """C* and C^E* of many matrices, grouped by tournament, with warm LP re-solves."""
+    """C* and C^E* of many matrices, grouped by tournament, with warm LP re-solves.
+
+    Per draw and Copeland winner i1, the cheapest exact answer first: a kept basis that is
+    still optimal at the draw's costs (:class:`~.parametric.BasisTest`: one sparse solve,
+    the vertex's value with no LP); with several winners ECW's threshold allocation, checked
+    against R_{i1} by the oracle (C*_{i1} = C^E*_{i1}, [K16] Theorem 6 and (9); the path of
+    ``lower_bound`` without certificate); else the family LP of the tournament, re-solved
+    from the previous draw's basis.  (Seeding a new tournament's LP with the families that
+    bound the previous one of the same winner saved 20-30 % of the family-generation rounds
+    but made every LP larger: no faster at K = 30 or 100, so it is not done.)
+    """
 
     def __init__(self, K: int, backend: str | None = None):
         self.K = K
@@ -143,6 +168,19 @@ class DrawEvaluator:
         self.lp_solves = 0
         self.models = 0
         self.reused = 0
+        self.thresholds = 0
+        self.cstar_seconds = 0.0  # wall time spent in cstar (a worker's: its busy time)
+
+    def counts(self) -> dict[str, float]:
+        """LP solves, LP models built, values from a kept basis, winners answered by the
+        threshold, and the seconds spent on C* (summed over the workers: the busy time)."""
+        return {"lp_solves": self.lp_solves, "models": self.models, "reused": self.reused,
+                "thresholds": self.thresholds, "cstar_seconds": self.cstar_seconds}
+
+    def add_counts(self, counts: dict[str, float]) -> None:
+        """Add another evaluator's :meth:`counts` (a worker's) to these."""
+        for key, value in counts.items():
+            setattr(self, key, getattr(self, key) + value)
 
     def cheap(self, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(C^E*, Copeland winners) of every draw: no LP (C^E* is the sorted threshold of
@@ -160,19 +198,20 @@ class DrawEvaluator:
         return ecw, is_winner
 
     def cstar(self, P: np.ndarray, tid: np.ndarray) -> np.ndarray:
-        """C* of every draw of ``P`` (exact LP), tournament by tournament."""
+        """C* of every draw of ``P`` (exact), tournament by tournament."""
+        t0 = time.perf_counter()
         out = np.full(P.shape[0], np.nan)
         for t in np.unique(tid):
             idx = np.flatnonzero(tid == t)
             out[idx] = self._group(P[idx])
+        self.cstar_seconds += time.perf_counter() - t0
         return out
 
     def _group(self, P: np.ndarray) -> np.ndarray:
-        """C* of draws ``P`` of one tournament: one model per winner, warm re-solves, and
-        the vertices of earlier solves re-used while their basis stays optimal."""
+        """C* of draws ``P`` of one tournament: min over the Copeland winners."""
         K = self.K
         models: dict[int, FamilyModel] = {}
-        bases: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+        kept: dict[int, list[tuple[BasisTest, np.ndarray]]] = {}
         c = np.empty(K * K)
         out = np.full(P.shape[0], np.nan)
         for pos in range(P.shape[0]):
@@ -181,32 +220,42 @@ class DrawEvaluator:
             mu = square(P[pos], K)
             d, r, L = kl_half_core(mu), regret_core(mu), losses_core(mu)
             pair_costs_core(L, d, c)
-            best = np.inf
-            for i1 in (int(w) for w in np.flatnonzero(L == L.min())):
-                hit = next((X for G, X in bases.get(i1, ()) if basis_still_optimal(G, c)), None)
-                if hit is not None:
-                    self.reused += 1
-                    best = min(best, float(c @ hit))
-                    continue
-                px = pair_index(mu, d, r, i1)
-                fm = models.get(i1)
-                if fm is None:
-                    fm = models[i1] = FamilyModel(mu, i1, px, self.backend, backend_checked=True)
-                    self.models += 1
-                else:
-                    fm.set_costs(mu, px)
-                sol = fm.solve()
-                self.lp_solves += 1
-                slots = px.pairs[:, 0] * K + px.pairs[:, 1]
-                X = np.zeros(K * K)
-                X[slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
-                best = min(best, float(c @ X))
-                cached = bases.setdefault(i1, [])
-                if P.shape[0] - pos > REUSE_MIN_GROUP and len(cached) < _MAX_BASES:
-                    G = basis_checks(fm.model.data, sol, slots, K * K, np.flatnonzero(c == 0.0))
-                    cached.append((G, X))
-            out[pos] = best
+            winners = [int(w) for w in np.flatnonzero(L == L.min())]
+            keep = P.shape[0] - pos > REUSE_MIN_GROUP
+            out[pos] = min(self._winner(mu, d, r, i1, c, len(winners) > 1, models, kept, keep)
+                           for i1 in winners)
         return out
+
+    def _winner(self, mu: np.ndarray, d: np.ndarray, r: np.ndarray, i1: int, c: np.ndarray,
+                several: bool, models: dict[int, FamilyModel],
+                kept: dict[int, list[tuple[BasisTest, np.ndarray]]], keep: bool) -> float:
+        """C*_{i1} of one draw (costs ``c``): a kept basis, the threshold rule, or the LP."""
+        hit = next((X for test, X in kept.get(i1, ()) if test.optimal(c)), None)
+        if hit is not None:
+            self.reused += 1
+            return float(c @ hit)
+        if several:  # lower_bound's path without certificate: ECW's threshold, oracle-checked
+            ws = solve_winner(PreferenceMatrix(mu), i1, backend=self.backend, need_basis=False)
+            by_threshold = ws.stats["method"] == "threshold"  # else a cold LP solved it
+            self.thresholds += by_threshold
+            self.lp_solves += not by_threshold
+            return float(ws.px.cost @ ws.x)
+        px = pair_index(mu, d, r, i1)
+        fm = models.get(i1)
+        if fm is None:
+            fm = models[i1] = FamilyModel(mu, i1, px, self.backend, backend_checked=True)
+            self.models += 1
+        else:
+            fm.set_costs(mu, px)
+        sol = fm.solve()
+        self.lp_solves += 1
+        slots = px.pairs[:, 0] * self.K + px.pairs[:, 1]
+        X = np.zeros(self.K * self.K)
+        X[slots] = np.clip(sol.v[:slots.size], 0.0, 1.0)
+        cached = kept.setdefault(i1, [])
+        if keep and len(cached) < _MAX_BASES:
+            cached.append((BasisTest(fm.model.data, sol, slots, np.flatnonzero(c == 0.0)), X))
+        return float(c @ X)
 
 
 def tournament_ids(P: np.ndarray) -> np.ndarray:
@@ -230,12 +279,32 @@ def pair_position(K: int, i: int, j: int) -> int:
     return a * K - a * (a + 1) // 2 + (b - a - 1)
 
 
+def draw_chunks(tid: np.ndarray, K: int) -> list[np.ndarray]:
+    """The draws of each C* task: whole tournaments in the order of their ids, cut when a task
+    holds ``min(TASK_SECONDS / t, n / MIN_TASKS)`` draws (t: :func:`estimate_draw_seconds`),
+    at least one tournament.  A rule of K and of the draws, never of the workers: every
+    cluster and the serial loop run the same tasks."""
+    n = tid.size
+    size = max(1, min(math.ceil(TASK_SECONDS / estimate_draw_seconds(K)),
+                      math.ceil(n / MIN_TASKS)))
+    chunks: list[np.ndarray] = []
+    held: list[np.ndarray] = []
+    for t in np.unique(tid):
+        held.append(np.flatnonzero(tid == t))
+        if sum(g.size for g in held) >= size:
+            chunks.append(np.concatenate(held))
+            held = []
+    return chunks + ([np.concatenate(held)] if held else [])
+
+
 def cstar_task(K: int, backend: str, P: np.ndarray, tid: np.ndarray
-                ) -> tuple[np.ndarray, int, int, int]:
-    """One worker's share of :meth:`DrawEvaluator.cstar` (a separate process)."""
+               ) -> tuple[np.ndarray, dict[str, float]]:
+    """C* of one task's draws (:meth:`DrawEvaluator.cstar`, in a worker process) and its
+    counts: only the draws go in (``len(P)`` × K(K−1)/2 floats) and only the values and
+    five numbers come back; models and basis tests live and die in the worker."""
     ev = DrawEvaluator(K, backend)
     vals = ev.cstar(P, tid)
-    return vals, ev.lp_solves, ev.models, ev.reused
+    return vals, ev.counts()
 
 
 def solve_cstar_draws(ev: DrawEvaluator, P: np.ndarray, tid: np.ndarray, workers: int,
@@ -243,44 +312,42 @@ def solve_cstar_draws(ev: DrawEvaluator, P: np.ndarray, tid: np.ndarray, workers
                       scheduler: str | None = None) -> tuple[np.ndarray, Any]:
     """C* of the draws ``P`` and the result of ``meanwhile()``.
 
-    Every tournament among the draws is one Dask task (:func:`cstar_task`: its draws share
-    one LP model and its bases, so the values are those of the serial loop; at K ≥ 30
-    nearly every draw has a tournament of its own, so nearly every draw is a task).  The
-    tasks go to the cluster at ``scheduler`` when one is given, else to a local cluster of
-    ``workers`` processes when ``workers`` > 1 and the estimated LP work exceeds
-    :data:`PARALLEL_MIN_SECONDS` (starting workers costs seconds); otherwise they run here.
-    ``meanwhile`` (the work that needs no LP) runs in this process while the workers
-    solve.  A bar over the draws on stderr when ``progress``."""
+    The draws are cut into tasks of whole tournaments (:func:`draw_chunks`; the draws of a
+    tournament share one LP model and its bases, and tournaments do not share anything, so
+    the values are those of the serial loop whatever the cut).  The tasks
+    (:func:`cstar_task`) go to the cluster at ``scheduler`` when one is given, else to a
+    local cluster of ``workers`` processes when ``workers`` > 1 and the estimated LP work
+    exceeds :data:`PARALLEL_MIN_SECONDS` (starting workers costs seconds); otherwise they
+    run here.  ``meanwhile`` (the work that needs no LP) runs in this process while the
+    workers solve.  A bar over the draws on stderr when ``progress``."""
     from tqdm import tqdm
 
     n = P.shape[0]
     out = np.full(n, np.nan)
-    groups = [np.flatnonzero(tid == t) for t in np.unique(tid)]
+    chunks = draw_chunks(tid, ev.K)
     spread = scheduler is not None or (
-        workers > 1 and len(groups) > 1
+        workers > 1 and len(chunks) > 1
         and n * estimate_draw_seconds(ev.K) >= PARALLEL_MIN_SECONDS)
-    where = describe(scheduler, min(workers, len(groups))) if spread else "this process"
+    where = describe(scheduler, min(workers, len(chunks))) if spread else "this process"
     with tqdm(total=n, desc=f"C* posterior draws (K = {ev.K}, {where})", unit="draw",
               leave=False, disable=None if progress else True) as bar:
         if not spread:
             other = meanwhile()
-            for idx in groups:
+            for idx in chunks:
                 out[idx] = ev.cstar(P[idx], tid[idx])
                 bar.update(idx.size)
             return out, other
-        with dask_client(scheduler, min(workers, len(groups))) as client:
+        with dask_client(scheduler, min(workers, len(chunks))) as client:
             from dask.distributed import as_completed
 
             futures = [client.submit(cstar_task, ev.K, ev.backend, P[idx], tid[idx],
-                                     pure=False) for idx in groups]
-            draws_of = {fut.key: idx for fut, idx in zip(futures, groups)}
+                                     pure=False) for idx in chunks]
+            draws_of = {fut.key: idx for fut, idx in zip(futures, chunks)}
             other = meanwhile()
             for fut in as_completed(futures):
-                vals, solves, models, reused = fut.result()
+                vals, counts = fut.result()
                 idx = draws_of[fut.key]
                 out[idx] = vals
-                ev.lp_solves += solves
-                ev.models += models
-                ev.reused += reused
+                ev.add_counts(counts)
                 bar.update(idx.size)
     return out, other

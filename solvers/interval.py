@@ -145,11 +145,11 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
         and their Monte Carlo bands are those of n draws.
     workers : int
         Worker processes of a local Dask cluster for the C* LPs, started when the
-        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS` (one task per tournament
+        estimated LP work exceeds :data:`PARALLEL_MIN_SECONDS` (tasks of whole tournaments
         among the draws: :func:`~.draws.solve_cstar_draws`).
     scheduler : str, optional
-        Address (``tcp://host:port``) of an existing Dask cluster: every C* draw is a task
-        there, whatever the amount of work (``workers`` is then ignored).  The values are
+        Address (``tcp://host:port``) of an existing Dask cluster: every C* draw is solved
+        in a task there, whatever the amount of work (``workers`` is then ignored).  The values are
         those of a serial run.
     plug_in : LowerBoundResult, optional
         C* of the plug-in matrix, already solved (e.g. certified for the bounds): used
@@ -233,8 +233,7 @@ def lower_bound_interval(counts: Any, level: float = 0.95, method: str = "poster
                            pairs, s.p_flip, alpha2),
         winners=winners, p_winners=p_win, winner_sets=winner_set_shares(is_win, _SHOWN),
         same_tournament=same_t, tournaments=int(tid.max()) + 1, pairs=pairs, notes=notes,
-        stats={"lp_solves": ev.lp_solves, "models": ev.models, "reused": ev.reused,
-               "cstar_draws": n_cs, "workers": workers, "scheduler": scheduler,
+        stats={**ev.counts(), "cstar_draws": n_cs, "workers": workers, "scheduler": scheduler,
                "wall_time": time.perf_counter() - t0},
         samples={"mu": s.P, "cstar": cs, "ecw": ec})
 

@@ -254,6 +254,7 @@ class IntervalReport:
         st = self.stats
         out.append(f"{st.get('lp_solves', 0)} LP solves, {st.get('models', 0)} LP models, "
                    f"{st.get('reused', 0)} values from a re-used optimal basis, "
+                   f"{st.get('thresholds', 0)} winners by the checked threshold rule, "
                    f"{st.get('wall_time', 0.0):.3g} s")
         return "\n".join(out)
 
