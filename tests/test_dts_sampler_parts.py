@@ -1,0 +1,39 @@
+"""Parts of the D-TS sampler (``checks/simulate/algorithms/dts.py``) against direct computations.
+
+The whole step is tested for its law in ``tests/test_dts_law.py`` and its runs duel for duel
+in ``tests/test_identity_simulator.py``; here the pieces that must be exact on their own:
+the column counters of phase 1's votes (θ_ji > 1/2 counted down column i), checked against
+plain column sums of the same 0/1 matrix at the field-width boundaries of the counters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from duelbound.checks.simulate.algorithms.dts import _add_column, _column_count, new_state
+
+
+def _counters(K: int) -> np.ndarray:
+    """The run's (zeroed) column counters for K arms, as ``new_state`` allocates them."""
+    return new_state(np.full((K, K), 0.5), np.random.default_rng(0))[5]
+
+
+@settings(max_examples=40, deadline=None)
+@given(K=hst.sampled_from([2, 3, 4, 5, 16, 17, 64, 65, 200, 256, 257]),
+       seed=hst.integers(0, 2**32 - 1), density=hst.floats(0.0, 1.0))
+def test_column_counters_are_the_column_sums(K, seed, density):
+    # Up to K − 1 rows of random lanes (a column never receives more in a run: each pair is
+    # drawn once), added word by word as _draw_rows does; every column's counter must equal
+    # the column sum of the 0/1 matrix, also when all K − 1 rows hit a column (full fields).
+    rng = np.random.default_rng(seed)
+    rows = rng.random((K - 1, K)) < density
+    VC = _counters(K)
+    for row in rows:
+        for w in range((K + 63) // 64):
+            lanes = row[64 * w:64 * (w + 1)]
+            x = sum(1 << b for b in np.flatnonzero(lanes))
+            _add_column(VC, w, np.uint64(x))
+    got = [_column_count(VC, j) for j in range(K)]
+    assert got == rows.sum(axis=0).tolist()
