@@ -12,7 +12,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from duelbound.checks.simulate.algorithms.dts import _add_column, _column_count, new_state
+from duelbound.checks.simulate.algorithms.dts import (
+    _add_column,
+    _column_count,
+    _field_low,
+    new_state,
+)
 
 
 def _counters(K: int) -> np.ndarray:
@@ -30,10 +35,14 @@ def test_column_counters_are_the_column_sums(K, seed, density):
     rng = np.random.default_rng(seed)
     rows = rng.random((K - 1, K)) < density
     VC = _counters(K)
+    width = VC.shape[1]
+    assert 2**width > K - 1 and 64 % width == 0
+    low = np.uint64(_field_low(width))  # numba returns a uint64 as a Python int
+    assert int(low) == sum(1 << (q * width) for q in range(64 // width))
     for row in rows:
         for w in range((K + 63) // 64):
             lanes = row[64 * w:64 * (w + 1)]
             x = sum(1 << b for b in np.flatnonzero(lanes))
-            _add_column(VC, w, np.uint64(x))
+            _add_column(VC, w, np.uint64(x), low)
     got = [_column_count(VC, j) for j in range(K)]
     assert got == rows.sum(axis=0).tolist()
