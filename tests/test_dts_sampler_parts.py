@@ -3,12 +3,14 @@
 The whole step is tested for its law in ``tests/test_dts_law.py`` and its runs duel for duel
 in ``tests/test_identity_simulator.py``; here the pieces that must be exact on their own:
 the column counters of phase 1's votes (θ_ji > 1/2 counted down column i), checked against
-plain column sums of the same 0/1 matrix at the field-width boundaries of the counters.
+plain column sums of the same 0/1 matrix at the field-width boundaries of the counters, and
+the table of binomial log pmfs of both orientations of a pair, checked against scipy.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
@@ -46,3 +48,26 @@ def test_column_counters_are_the_column_sums(K, seed, density):
             _add_column(VC, w, np.uint64(x), low)
     got = [_column_count(VC, j) for j in range(K)]
     assert got == rows.sum(axis=0).tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(wins=hst.lists(hst.booleans(), min_size=1, max_size=300), flip=hst.booleans())
+def test_log_pmf_table_holds_both_orientations(wins, flip):
+    # _update_above_half keeps LQ[i, j] = log P(Bin(N_ij + 1, 1/2) = W_ij) for both (0, 1) and
+    # (1, 0) (the phase-2 checks read the pair's own orientation): scipy's binomial log pmf
+    # after every duel of a random sequence, called with either orientation of the pair.
+    from scipy.stats import binom
+
+    from duelbound.checks.simulate.algorithms.dts import _update_above_half
+
+    W = np.zeros((2, 2), np.int64)
+    P = np.full((2, 2), 0.5)
+    LQ = np.full((2, 2), -np.log(2.0))
+    i, j = (1, 0) if flip else (0, 1)
+    for won in wins:
+        W[i, j] += won
+        W[j, i] += not won
+        _update_above_half(P, LQ, W, i, j, won)
+        n = W[0, 1] + W[1, 0] + 1
+        assert LQ[0, 1] == pytest.approx(binom.logpmf(W[0, 1], n, 0.5), abs=1e-9)
+        assert LQ[1, 0] == pytest.approx(binom.logpmf(W[1, 0], n, 0.5), abs=1e-9)

@@ -74,6 +74,9 @@ def _update_above_half(P, LQ, W, i, j, i_won):
     F(n+1, k+1) = F(n, k) + pmf(n, k+1)/2 (a won), F(n+1, k) = F(n, k) − pmf(n, k)/2
     (a lost); LQ[a, b] = log pmf(n, k) follows by the pmf ratios (no lgamma, no
     underflow). ``W`` is already updated; (a, b) = (min, max) of (i, j).
+    LQ[b, a] = log pmf(n, W_ba) = log pmf(n, W_ab + 1) (Bin(n, 1/2) is symmetric) is kept
+    too, by the expression its readers evaluated per draw before (same bits, one ``log``
+    per duel instead of one per phase-2 check: ≈ 10 % of a step at K = 200).
     """
     a = min(i, j)
     b = max(i, j)
@@ -88,6 +91,8 @@ def _update_above_half(P, LQ, W, i, j, i_won):
         k = W[a, b]
         v = P[a, b] - 0.5 * math.exp(lq)
         LQ[a, b] = lq + math.log((n + 1.0) / (2.0 * (n + 1.0 - k)))
+    w = W[a, b]
+    LQ[b, a] = LQ[a, b] + math.log((w + W[b, a] + 1.0 - w) / (w + 1.0))
     v = min(max(v, 0.0), 1.0)
     P[a, b] = v
     P[b, a] = 1.0 - v
@@ -115,12 +120,8 @@ def _beta_above_half(W, P, LQ, rng, i, j):
             x = rng.beta(a, b)
             if x > 0.5:
                 return x
-    lo = min(i, j)
-    hi = max(i, j)
-    n = W[lo, hi] + W[hi, lo] + 1.0
-    lp = LQ[lo, hi]  # log pmf(n, W_lo,hi)
-    if i != lo:  # pmf(n, W_ij) = pmf(n, n − 1 − W_lo,hi) = pmf(n, W_lo,hi + 1)
-        lp += math.log((n - W[lo, hi]) / (W[lo, hi] + 1.0))
+    n = a + b - 1.0
+    lp = LQ[i, j]  # log pmf(n, W_ij), both orientations kept by _update_above_half
     k = a - 1.0
     pm = math.exp(lp)
     target = _uniform(rng) * p
@@ -150,12 +151,8 @@ def _beta_above_level(W, P, LQ, rng, i, j, m, lm, l1m):
     a = W[i, j] + 1.0
     b = W[j, i] + 1.0
     p = P[i, j]
-    lo = min(i, j)
-    hi = max(i, j)
     n = a + b - 1.0
-    lp = LQ[lo, hi]  # log pmf(n, W_lo,hi) at 1/2
-    if i != lo:
-        lp += math.log((n - W[lo, hi]) / (W[lo, hi] + 1.0))
+    lp = LQ[i, j]  # log pmf(n, W_ij) at 1/2 (both orientations: _update_above_half)
     # pmf at m of k = W_ij: C(n, k) m^k (1 − m)^(n − k), C(n, k) = pmf_{1/2} · 2^n
     k = a - 1.0
     pm = math.exp(lp + n * math.log(2.0) + k * lm + b * l1m)
