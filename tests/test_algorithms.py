@@ -161,7 +161,9 @@ def test_dts_beta_above_half_is_the_truncated_beta(w_ij, w_ji):
     W = np.array([[0, w_ji], [w_ij, 0]], np.int64)  # arm 1 beat arm 0 w_ij times
     sf = beta.sf(0.5, a, b)
     P = np.array([[0.5, 1 - sf], [sf, 0.5]])
-    LQ = np.full((2, 2), binom.logpmf(w_ji, w_ij + w_ji + 1, 0.5))  # pmf of W_lo,hi = W_01
+    # LQ[i, j] = log pmf(N + 1, W_ij) at 1/2, both orientations (as _update_above_half keeps it)
+    LQ = np.array([[0.0, binom.logpmf(w_ji, w_ij + w_ji + 1, 0.5)],
+                   [binom.logpmf(w_ij, w_ij + w_ji + 1, 0.5), 0.0]])
     x = sample(W, P, LQ, np.random.default_rng(5), 4000)
     assert np.all(x > 0.5)
     cdf = lambda v: (beta.cdf(v, a, b) - beta.cdf(0.5, a, b)) / sf  # noqa: E731
