@@ -18,7 +18,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import flint
 import numpy as np
@@ -105,7 +105,7 @@ numbers.Rational.register(_LowestTerms)
 def coprime_fraction(n: int, d: int) -> Fraction:
     """n/d for coprime n and d > 0, built without a gcd (the caller guarantees lowest
     terms; Fraction equality and hashing rely on them)."""
-    return Fraction(_LowestTerms(n, d))
+    return Fraction(cast(numbers.Rational, _LowestTerms(n, d)))
 
 
 def reduced_fraction(q: flint.fmpq) -> Fraction:
@@ -211,7 +211,8 @@ class Certificate:
     """
 
     def __init__(self, x, y, w, rows) -> None:
-        self.x, self._y, self.rows = list(x), list(y), list(rows)
+        self.x, self.rows = list(x), list(rows)
+        self._y: list | tuple | None = list(y)
         self.w = None if w is None else list(w)
         self.groups: list[DualGroup] | None = None
         #: (i2, l, I, S) of every row, set by :func:`verify` (None: not a constraint)

@@ -122,7 +122,7 @@ def cw_values_core(c: np.ndarray, X: np.ndarray, L: np.ndarray, d: np.ndarray,
 # ------------------------------------------------------------------ basis tests ----------
 
 
-def basis_checks(data: LPData, sol: LPSolution, slots: np.ndarray, n_slots: int,
+def basis_checks(data: LPData, sol: LPSolution | None, slots: np.ndarray, n_slots: int,
                  zero_slots: np.ndarray | None = None) -> np.ndarray:
     """Rows G (n × n_slots) with "the basis of ``sol`` is optimal at costs c" ⇔ G c ≥ 0.
 
@@ -138,7 +138,7 @@ def basis_checks(data: LPData, sol: LPSolution, slots: np.ndarray, n_slots: int,
     is numerically singular.
     """
     fail = np.full((1, n_slots), np.nan)
-    if sol.col_status is None or sol.row_status is None:
+    if sol is None or sol.col_status is None or sol.row_status is None:
         return fail
     m, n = data.n_rows, data.n_cols
     P = len(slots)
@@ -473,6 +473,7 @@ class _Winner:
     AT: sp.csr_matrix | None = None  # A^T of the model, while it has this many rows
 
     def basis_test(self, zero: np.ndarray) -> BasisTest:
+        assert self.sol is not None, "basis_test before the first solve"
         if self.test is None:
             data = self.fm.model.data
             if self.AT is None or self.AT.shape[1] != data.n_rows:
@@ -596,6 +597,8 @@ class CStarTracker:
                     w.fm.model.restart_from_basis()  # the vertex: f(basis, costs) only
                 w.sol, w.test = w.fm.solve(), None
                 self.lp_solves += 1
+            # a basis that passed its test belongs to a model solved before
+            assert w is not None and w.sol is not None
             X[i1, w.slots] = np.clip(w.sol.v[:w.slots.size], 0.0, 1.0)
             current.append((i1, w))
         self._key, self._current, self._zero = key, current, zero
