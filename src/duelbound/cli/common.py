@@ -473,7 +473,8 @@ def add_draws_arguments(parser: argparse.ArgumentParser, title: str | None = Non
     add_workers_option(group, help="workers of a local Dask cluster for the C* draws, started "
                                    "when their LPs are estimated to take long (default: the "
                                    "CPUs, at most 8)")
-    add_scheduler_option(group, "an existing Dask scheduler: every C* draw is a task there")
+    add_scheduler_option(group, "an existing Dask scheduler: the C* draws run there, in tasks "
+                                 "of whole tournaments")
 
 
 def draws_options(args: argparse.Namespace, progress: bool | None = True) -> dict[str, Any]:
