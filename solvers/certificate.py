@@ -59,9 +59,9 @@ from .formulations import rows_lp, violated_rows
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
-           "certify_winner", "certify_lower_bound", "LowerBoundProof", "certify_mode", "MODES",
-           "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K", "ENCLOSED_MAX_REL_WIDTH",
-           "VERIFIED"]
+           "certify_winner", "certify_lower_bound", "LowerBoundProof", "WinnerProof",
+           "certify_mode", "MODES", "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K",
+           "ENCLOSED_MAX_REL_WIDTH", "VERIFIED"]
 
 #: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.8 s CPU per
 #: winner at K = 136, docs/lower_bound.md) and the floating-point (float-dual) certificate
@@ -216,7 +216,7 @@ def certify_mode(mode: str) -> str:
     return mode
 
 
-def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
+def certify_winner(M, ws, mode: str = "auto") -> WinnerProof:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 
     Parameters
@@ -237,7 +237,7 @@ def certify_winner(M, ws, mode: str = "auto") -> dict[str, Any]:
 
     Returns
     -------
-    dict
+    WinnerProof
         ``status`` ("exact", "enclosed" or "failed"), ``checks``, ``lower``/``upper``
         (exact rationals), ``route``, ``certificate`` (the :class:`Certificate`), ``time``;
         ``value`` when exact, ``width`` (upper − lower, float) when enclosed.
@@ -334,21 +334,18 @@ def _narrow(res: dict[str, Any]) -> bool:
     return lo > 0 and hi <= lo * (1 + Fraction(ENCLOSED_MAX_REL_WIDTH))
 
 
-def _finish(res: dict[str, Any], cert, route: str, t0: float) -> dict[str, Any]:
-    if res["status"] == "enclosed" and not _narrow(res):
-        res["status"] = "failed"
-        res["reason"] = (f"the only certificate found, [{float(res['lower']):.6g}, "
-                         f"{float(res['upper']):.6g}], is wider than the accepted relative "
-                         f"width {ENCLOSED_MAX_REL_WIDTH:g}")
-    res["route"] = route
-    res["certificate"] = cert
-    res["time"] = time.perf_counter() - t0
-    if res["status"] == "exact":
-        res["value"] = res["upper"]
-        res["value_float"] = float(res["upper"])
-    elif res["status"] == "enclosed":
-        res["width"] = float(exact_difference(res["upper"], res["lower"]))
-    return res
+def _finish(res: dict[str, Any], cert, route: str, t0: float) -> WinnerProof:
+    """The :class:`WinnerProof` of a route's verification ``res`` (:func:`verify`): an
+    enclosed bracket wider than :data:`ENCLOSED_MAX_REL_WIDTH` becomes "failed"."""
+    status, reason = res["status"], ""
+    if status == "enclosed" and not _narrow(res):
+        status = "failed"
+        reason = (f"the only certificate found, [{float(res['lower']):.6g}, "
+                  f"{float(res['upper']):.6g}], is wider than the accepted relative "
+                  f"width {ENCLOSED_MAX_REL_WIDTH:g}")
+    return WinnerProof(status=status, route=route, certificate=cert,
+                       checks=dict(res.get("checks", {})), lower=res.get("lower"),
+                       upper=res.get("upper"), time=time.perf_counter() - t0, reason=reason)
 
 
 def _short(v: Fraction, max_bits: int = 1000) -> str:
@@ -360,6 +357,72 @@ def _short(v: Fraction, max_bits: int = 1000) -> str:
 #: The one-line message of each overall status (``LowerBoundProof.certificate_summary``).
 _MESSAGES = {"exact": "certified exact for the rational inputs",
              "enclosed": "certified within [lower, upper]"}
+
+
+@dataclass(frozen=True)
+class WinnerProof:
+    """One winner's verified certificate of C*_{i1}: what :func:`certify_winner` returns.
+
+    Attributes
+    ----------
+    status : str
+        "exact" (C*_{i1} = lower = upper for the rational inputs), "enclosed" (C*_{i1} in
+        [lower, upper] rigorously, at most :data:`ENCLOSED_MAX_REL_WIDTH` wide, relative)
+        or "failed".
+    route : str
+        The route whose certificate this is (docs/lower_bound.md, "Certificate routes").
+    certificate : Certificate or None
+        The exact primal and dual (None when no route produced one).
+    checks : dict
+        :func:`verify`'s checks: ``primal_feasible``, ``dual_feasible``,
+        ``objectives_equal``.
+    lower, upper : Fraction or None
+        The verified bounds (None when that side did not verify).
+    time : float
+        Seconds spent certifying.
+    reason : str
+        Why the certificate was refused ("" otherwise).
+    """
+
+    status: str
+    route: str
+    certificate: Certificate | None = None
+    checks: dict[str, Any] = field(default_factory=dict)
+    lower: Fraction | None = None
+    upper: Fraction | None = None
+    time: float = 0.0
+    reason: str = ""
+
+    @property
+    def value(self) -> Fraction | None:
+        """C*_{i1} when exact, else None."""
+        return self.upper if self.status == "exact" else None
+
+    @property
+    def value_float(self) -> float | None:
+        return None if self.value is None else float(self.value)
+
+    @property
+    def width(self) -> float | None:
+        """upper − lower when enclosed, else None."""
+        if self.status != "enclosed" or self.lower is None or self.upper is None:
+            return None
+        return float(exact_difference(self.upper, self.lower))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON entry: rationals printed short (:func:`_short`), floats beside them."""
+        e: dict[str, Any] = {"status": self.status, "route": self.route,
+                             "checks": self.checks, "time": self.time}
+        if self.reason:
+            e["reason"] = self.reason
+        for k in ("lower", "upper", "value"):
+            v = getattr(self, k)
+            if v is not None:
+                e[k] = _short(v)
+                e[k + "_float"] = float(v)
+        if self.width is not None:
+            e["width"] = self.width
+        return e
 
 
 @dataclass(frozen=True)
@@ -383,26 +446,26 @@ class LowerBoundProof:
         Why there is no certificate (status "uncertified").
     """
 
-    per_winner: dict[int, dict[str, Any]] = field(default_factory=dict)
+    per_winner: dict[int, WinnerProof] = field(default_factory=dict)
     enclosure: Enclosure | None = None
     reason: str = ""
 
     @property
     def verified(self) -> bool:
         """Did every winner's certificate verify (status in :data:`VERIFIED`)?"""
-        return bool(self.per_winner) and all(p["status"] in VERIFIED
+        return bool(self.per_winner) and all(p.status in VERIFIED
                                              for p in self.per_winner.values())
 
     @property
     def lower(self) -> Fraction | None:
         """min over winners of the verified lower bounds (C* = min C*_{i1} ≥ it)."""
-        return min((p["lower"] for p in self.per_winner.values() if "lower" in p),
+        return min((p.lower for p in self.per_winner.values() if p.lower is not None),
                    default=None)
 
     @property
     def upper(self) -> Fraction | None:
         """min over winners of the verified upper bounds (C* ≤ it)."""
-        return min((p["upper"] for p in self.per_winner.values() if "upper" in p),
+        return min((p.upper for p in self.per_winner.values() if p.upper is not None),
                    default=None)
 
     @property
@@ -424,12 +487,12 @@ class LowerBoundProof:
         status = self.status
         if status == "uncertified":
             return {"status": status, "reason": self.reason}
-        reasons = [p["reason"] for p in self.per_winner.values() if "reason" in p]
+        reasons = [p.reason for p in self.per_winner.values() if p.reason]
         msg = _MESSAGES.get(status) or "not certified: " + (
             reasons[0] if reasons else "verification failed")
         out: dict[str, Any] = {
             "status": status, "message": msg,
-            "per_winner": {i1: _public_entry(p) for i1, p in self.per_winner.items()}}
+            "per_winner": {i1: p.to_dict() for i1, p in self.per_winner.items()}}
         lo, hi = self.lower, self.upper
         if lo is not None and hi is not None:
             out["lower_float"], out["upper_float"] = float(lo), float(hi)
@@ -464,38 +527,23 @@ def certify_lower_bound(M, solves: dict, mode: str = "auto") -> LowerBoundProof:
     return LowerBoundProof(_certify_winners(M, solves, mode))
 
 
-def _certify_winners(M, solves: dict, mode: str) -> dict[int, dict[str, Any]]:
+def _certify_winners(M, solves: dict, mode: str) -> dict[int, WinnerProof]:
     """:func:`certify_winner` of every winner, the one with the smallest LP value first (in
     ``mode``); with ``mode="auto"`` the others first by the float-dual certificate, again
     in ``auto`` only if its bracket does not lie above that winner's upper bound."""
     order = sorted(solves, key=lambda i1: float(solves[i1].px.cost @ solves[i1].x))
     per = {order[0]: certify_winner(M, solves[order[0]], mode)}
-    top = per[order[0]].get("upper")
+    top = per[order[0]].upper
     for i1 in order[1:]:
         res = certify_winner(M, solves[i1], "float-dual" if mode == "auto" else mode)
-        if (mode == "auto" and res["status"] == "enclosed"
-                and not (top is not None and res["lower"] > top)):
+        if (mode == "auto" and res.status == "enclosed" and res.lower is not None
+                and not (top is not None and res.lower > top)):
             res = certify_winner(M, solves[i1], mode)  # a candidate minimum: full mode
         per[i1] = res
     return per
 
 
-def _public_entry(p: dict[str, Any]) -> dict[str, Any]:
-    """One winner's entry of the JSON summary: rationals printed short, floats beside them."""
-    e = {"status": p["status"], "route": p["route"], "checks": p.get("checks", {}),
-         "time": p["time"]}
-    if "reason" in p:
-        e["reason"] = p["reason"]
-    for k in ("lower", "upper", "value"):
-        if k in p:
-            e[k] = _short(p[k])
-            e[k + "_float"] = float(p[k])
-    if "width" in p:
-        e["width"] = p["width"]
-    return e
-
-
-def symbolic_value(M, ws, cert_entry) -> Any:
+def symbolic_value(M, ws, cert_entry: WinnerProof | None) -> Any:
     """C*_{i1} in closed form: Σ_p r_p x̂_p / d(µ_p, 1/2) with exact logarithms.
 
     x̂ is the certified exact vertex (it depends only on which constraints are
@@ -507,10 +555,10 @@ def symbolic_value(M, ws, cert_entry) -> Any:
     import sympy
 
 
-    if not cert_entry or cert_entry.get("status") != "exact":
+    if cert_entry is None or cert_entry.status != "exact" or cert_entry.certificate is None:
         raise DuelboundError("symbolic=True needs an exact certificate (certify=True, and it "
                              "must succeed)")
-    cert = cert_entry["certificate"]
+    cert = cert_entry.certificate
     _, r, _ = exact_inputs(M, ws.px)
     V = M.values
     total = sympy.Integer(0)

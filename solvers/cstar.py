@@ -554,11 +554,13 @@ def _certified(M: PreferenceMatrix, solves: dict[int, WinnerSolve], mode: str,
     bracket)."""
     proof = certify_lower_bound(M, solves, mode)
     for i1, p in proof.per_winner.items():
-        if p["status"] == "exact":
-            per[i1] = p["value_float"]
+        if p.value_float is not None:
+            per[i1] = p.value_float
     if not proof.verified:
         return proof
-    enc = enclose(M, solves, {i1: p["certificate"] for i1, p in proof.per_winner.items()})
+    # verified: every winner has its certificate (enclose refuses a missing winner)
+    enc = enclose(M, solves, {i1: p.certificate for i1, p in proof.per_winner.items()
+                              if p.certificate is not None})
     for i1, wp in enc.per_winner.items():
         per[i1] = min(max(per[i1], float_below(wp.lower)), float_above(wp.upper))
     return replace(proof, enclosure=enc)

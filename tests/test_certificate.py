@@ -21,8 +21,8 @@ def _exact(M, i1):
     ws = solve_winner(M, i1)
     _, _, c = cm.exact_inputs(M, ws.px)
     res = cm.certify_winner(M, ws)
-    assert res["status"] == "exact"
-    return ws, c, res["certificate"]
+    assert res.status == "exact"
+    return ws, c, res.certificate
 
 
 @pytest.mark.parametrize("name", ["cyclic", "unique_copeland", "arithmetic"])
@@ -131,8 +131,8 @@ def test_exact_value_is_the_same_rational_for_every_formulation(M):
     for m in ("families", "compact", "rowgen", "enumerate"):
         for i1 in st.copeland_winners(M):
             res = cm.certify_winner(M, solve_winner(M, i1, m))
-            assert res["status"] == "exact", (m, res["checks"])
-            vals.setdefault(i1, set()).add(res["value"])
+            assert res.status == "exact", (m, res.checks)
+            vals.setdefault(i1, set()).add(res.value)
     assert all(len(v) == 1 for v in vals.values())
 
 
@@ -155,11 +155,11 @@ def test_float_dual_route_brackets_the_exact_value(M):
             ws = solve_winner(M, i1, m)
             exact = cm.certify_winner(M, ws, "exact")
             fl = cm.certify_winner(M, ws, "float-dual")
-            assert exact["status"] == "exact"
-            assert fl["status"] in ("exact", "enclosed"), fl["checks"]
-            if fl["route"] == "float-dual":
-                assert fl["lower"] <= exact["value"] <= fl["upper"]
-                assert fl["upper"] - fl["lower"] <= 1e-9 * max(1, exact["value"])
+            assert exact.status == "exact" and exact.value is not None
+            assert fl.status in ("exact", "enclosed"), fl.checks
+            if fl.route == "float-dual":
+                assert fl.lower <= exact.value <= fl.upper
+                assert fl.upper - fl.lower <= 1e-9 * max(1, exact.value)
 
 
 def test_certify_modes_of_lower_bound():

@@ -50,10 +50,10 @@ def test_grouped_dual_bounds_equal_plain_fraction_sums(K, seed, mode):
     ws = solve_winner(M, i1, "compact")
     _, _, c = cm.exact_inputs(M, ws.px)
     res = cm.certify_winner(M, ws, mode)
-    cert = res["certificate"]
+    cert = res.certificate
     assert cert.groups is not None  # the compact split: the grouped path was taken
     upper, lower = _plain_bounds(cert, c)
-    assert (res["upper"], res["lower"]) == (upper, lower)
+    assert (res.upper, res.lower) == (upper, lower)
     assert all(v >= 0 for v in cert.y)
 
 

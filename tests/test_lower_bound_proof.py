@@ -16,20 +16,17 @@ from fractions import Fraction
 import pytest
 
 from duelbound.solvers import lower_bound
-from duelbound.solvers.certificate import VERIFIED, LowerBoundProof
+from duelbound.solvers.certificate import VERIFIED, LowerBoundProof, WinnerProof
 from duelbound.solvers.cstar import solve_winner
 from duelbound.solvers.enclosure import enclose
 from duelbound.theory import datasets, generators
 
 
-def _entry(status: str, lower=None, upper=None, **extra) -> dict:
-    """One winner's certify_winner-shaped result with exact rationals."""
-    e = {"status": status, "route": "hand", "checks": {}, "time": 0.0, **extra}
-    if lower is not None:
-        e["lower"] = Fraction(lower)
-    if upper is not None:
-        e["upper"] = Fraction(upper)
-    return e
+def _entry(status: str, lower=None, upper=None, reason: str = "") -> WinnerProof:
+    """One winner's certify_winner result, made by hand, with exact rationals."""
+    return WinnerProof(status=status, route="hand",
+                       lower=None if lower is None else Fraction(lower),
+                       upper=None if upper is None else Fraction(upper), reason=reason)
 
 
 @pytest.mark.parametrize("per, status, bracket", [
@@ -105,4 +102,26 @@ def test_enclose_refuses_certificates_of_other_winners():
     solves = {i1: solve_winner(M, i1) for i1 in res.proof.per_winner}
     one = dict(list(res.proof.per_winner.items())[:1])
     with pytest.raises(ValueError, match="certificates for winners"):
-        enclose(M, solves, {i1: p["certificate"] for i1, p in one.items()})
+        enclose(M, solves, {i1: p.certificate for i1, p in one.items()})
+
+
+def test_certify_winner_returns_a_frozen_winner_proof():
+    """certify_winner gives a typed, frozen result; its exact value is the hand-derived
+    C*_0 of cyclic, 1/(2 d(0.6, ½)) + 1/d(0.9, ½) ([K16] App. C)."""
+    import math
+
+    from duelbound.solvers.certificate import certify_winner
+
+    def d(p: float) -> float:
+        return p * math.log(2 * p) + (1 - p) * math.log(2 * (1 - p))
+
+    M = datasets.load("cyclic")
+    p = certify_winner(M, solve_winner(M, 0))
+    assert isinstance(p, WinnerProof) and p.certificate is not None
+    assert p.status == "exact" and p.value == p.lower == p.upper and p.width is None
+    assert p.value_float == pytest.approx(1 / (2 * d(0.6)) + 1 / d(0.9), rel=1e-12)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.status = "failed"  # type: ignore[misc]
+    e = p.to_dict()
+    assert e["value_float"] == p.value_float and Fraction(e["value"]) == p.value
+    assert "reason" not in e and "width" not in e

@@ -213,13 +213,13 @@ def _cstar_interval(ex: ExactMatrix, i1: int) -> Interval:
 
     ws = solve_winner(ex.M, i1)
     res = certify_winner(ex.M, ws)
-    if res.get("status") not in VERIFIED or "lower" not in res:
-        raise SolverError(f"no certificate for C*_{i1}: {res.get('status')}")
+    if res.status not in VERIFIED or res.lower is None or res.upper is None:
+        raise SolverError(f"no certificate for C*_{i1}: {res.status}")
     slack = Fraction(0)
     for (a, b), dp in zip(ws.px.pairs.tolist(), ws.px.d.tolist()):
         c_used = ex.r[a][b] / Fraction(float(dp))
         slack += max(abs(c_used - ex.cost(a, b, "lo")), abs(c_used - ex.cost(a, b, "hi")))
-    return Interval(Fraction(res["lower"]) - slack, Fraction(res["upper"]) + slack)
+    return Interval(Fraction(res.lower) - slack, Fraction(res.upper) + slack)
 
 
 def _worst(cands: list[CertifiedSides], relation: str) -> CertifiedSides:
