@@ -265,8 +265,11 @@ def bounds_report(M: PreferenceMatrix, *, method: str = "auto", certify: Any = N
         certify = True
     lb = lower_bound(M, method=method, certify=certify, symbolic=symbolic,
                      progress=progress, max_k=max_k)
-    # with a certificate, C^E* encloses and clamps itself (the API's and the CLI's numbers)
-    ecw = ecw_bound(M, enclose=lb.proof.enclosure is not None)
+    # with a certificate, C^E* is clamped into the brackets its enclosure holds already
+    # (the numbers of ecw_bound(M), computed once)
+    ecw = ecw_bound(M, enclose=False)
+    if lb.proof.enclosure is not None:
+        ecw.clamp_to_enclosure(M, lb.proof.enclosure.ecw)
     rep = None
     if interval is not None:
         from .interval import lower_bound_interval

@@ -208,16 +208,23 @@ class ECWBoundResult(ConventionMixin):
             "source": "[K16] Sec. 4.2, Theorem 5 (docs/math.md §6)",
         } | ({"enclosure": self.enclosure} if self.enclosure is not None else {})
 
-    def clamp_to_enclosure(self, M: PreferenceMatrix) -> None:
+    def clamp_to_enclosure(self, M: PreferenceMatrix,
+                           per: dict[int, tuple[Fraction, Fraction]] | None = None) -> None:
         """Enclose C^E* of ``M`` as written (sorted threshold at rigorous cost bounds,
         :func:`~duelbound.solvers.enclosure.ecw_enclosure`) and clamp the float values
-        into their brackets (they differ by a few ulps at most)."""
+        into their brackets (they differ by a few ulps at most).  ``per``: the exact
+        brackets of every winner when they are known already (an
+        :class:`~duelbound.solvers.enclosure.Enclosure`'s ``ecw``, made the same way)."""
         from .enclosure import CostBounds, ecw_enclosure, float_above, float_below
 
-        mu, _ = M.exact_as_written()
-        L = [sum(1 for v in row if v < Fraction(1, 2)) for row in mu]
-        costs = CostBounds(mu, L)
-        per = {i1: ecw_enclosure(mu, L, i1, costs) for i1 in self.per_winner}
+        if per is None:
+            mu, _ = M.exact_as_written()
+            L = [sum(1 for v in row if v < Fraction(1, 2)) for row in mu]
+            costs = CostBounds(mu, L)
+            per = {i1: ecw_enclosure(mu, L, i1, costs) for i1 in self.per_winner}
+        elif set(per) != set(self.per_winner):
+            raise ValueError(f"C^E* brackets for winners {sorted(per)}, values for "
+                             f"{sorted(self.per_winner)}")
         brackets = {i1: (float_below(lo), float_above(hi)) for i1, (lo, hi) in per.items()}
         self.per_winner = {i1: min(max(v, brackets[i1][0]), brackets[i1][1])
                            for i1, v in self.per_winner.items()}

@@ -412,3 +412,20 @@ def test_solvers_proof_is_a_warning_alias_of_solvers_enclosure():
             "    print('WARNED', w)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "WARNED duelbound.solvers.proof is renamed duelbound.solvers.enclosure" in run.stdout
+
+
+def test_ecw_clamp_from_the_certificates_brackets_equals_its_own():
+    """The bounds report clamps C^E* into the brackets the enclosure of lower_bound holds;
+    they are the brackets ecw_bound computes itself (same cost bounds, same rule), and
+    brackets of other winners are refused."""
+    from duelbound.solvers import ecw_bound
+
+    M = datasets.load("multi_winner")
+    enc = lower_bound(M, certify=True).proof.enclosure
+    given = ecw_bound(M, enclose=False)
+    given.clamp_to_enclosure(M, enc.ecw)
+    own = ecw_bound(M, enclose=True)
+    assert (given.value, given.per_winner, given.enclosure) == (own.value, own.per_winner,
+                                                                own.enclosure)
+    with pytest.raises(ValueError, match="winners"):
+        ecw_bound(M, enclose=False).clamp_to_enclosure(M, {0: enc.ecw[0]})

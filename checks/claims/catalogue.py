@@ -662,14 +662,12 @@ def _check_one(c: Claim, n: int, seed: int, min_K: int, max_K: int,
     try:
         find(_strategy(c, min_K, max_K).map(s.tick), s.violated, settings=cfg,
              random=Random(seed))
-    except NoSuchExample:
+    except (NoSuchExample, _ShrinkBudget, _EvaluationBug):
+        # the search ended: no violation, the shrinking budget spent, or an evaluation bug
+        # (held in s.bug and s.bug_matrix: the claim's status is 'error' below)
         pass
     except _OutOfTime:
         partial = True
-    except _ShrinkBudget:
-        pass
-    except _EvaluationBug:
-        pass  # not swallowed: s.bug and s.bug_matrix hold it; the claim is 'error' below
     except HypothesisException as exc:  # FlakyFailure and the like: keep the smallest violation
         note = f"hypothesis stopped: {_describe(exc)}"
     except Exception as exc:  # the claim's strategy raised: this claim is an error, the rest run
