@@ -161,20 +161,43 @@ def _read_highs(h, backend: str, t0: float, scale: float = 1.0,
 
 def _read_highs_lean(h, backend: str, t0: float, scale: float, lb: np.ndarray,
                      ub: np.ndarray) -> LPSolution:
-    import highspy
-
     v = np.array(h.getSolution().col_value)
-    ok, basic = h.getBasicVariables()  # column j ≥ 0, row r as −1 − r
+    flags = _basic_flags(h, len(v), h.getNumRow())
     info = h.getInfo()
     cs = rs = None
-    if ok == highspy.HighsStatus.kOk:
+    if flags is not None:
         cs = np.where(np.abs(v - ub) < np.abs(v - lb), 2, 0).astype(np.int8)
-        rs = np.zeros(h.getNumRow(), dtype=np.int8)
-        cs[basic[basic >= 0]] = 1
-        rs[-1 - basic[basic < 0]] = 1
+        cs[flags[0]] = 1
+        rs = flags[1].astype(np.int8)
     return LPSolution(float(info.objective_function_value) / scale, v, np.zeros(0),
                       np.zeros(0), backend, time.perf_counter() - t0, cs, rs,
                       int(info.simplex_iteration_count))
+
+
+def _basic_flags(h, ncol: int, nrow: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Which columns and rows of the solved model are basic; None without a valid basis.
+
+    From ``getBasicVariables`` (one array) where highspy has it; highspy 1.7 has only
+    ``getBasis`` (one enum object per entry, slower but the same answer).
+    """
+    import highspy
+
+    col = np.zeros(ncol, dtype=bool)
+    row = np.zeros(nrow, dtype=bool)
+    if hasattr(h, "getBasicVariables"):
+        ok, basic = h.getBasicVariables()  # column j ≥ 0, row r as −1 − r
+        if ok != highspy.HighsStatus.kOk:
+            return None
+        col[basic[basic >= 0]] = True
+        row[-1 - basic[basic < 0]] = True
+        return col, row
+    basis = h.getBasis()
+    if not basis.valid:
+        return None
+    is_basic = highspy.HighsBasisStatus.kBasic
+    col[:] = [s == is_basic for s in basis.col_status]
+    row[:] = [s == is_basic for s in basis.row_status]
+    return col, row
 
 
 def solve_direct(data: LPData, threads: int | None = None) -> LPSolution:

@@ -171,6 +171,38 @@ def test_lean_read_gives_the_basis_highs_reports():
     assert uppers > 0  # the upper-bound branch was exercised
 
 
+def test_basic_flags_without_get_basic_variables_agree():
+    """highspy 1.7 has no getBasicVariables: the getBasis fallback must mark the same
+    columns and rows basic, read from the full basis's enum statuses."""
+    highspy = pytest.importorskip("highspy")
+    from duelbound.solvers.formulations import compact_lp, pair_index
+    from duelbound.solvers.oracle import regret_core
+    from duelbound.solvers.lp import _basic_flags, _load_highs
+    from duelbound.solvers.quiet import solver_stdout_guard
+
+    class OnlyGetBasis:  # what an old highspy's model offers
+        def __init__(self, h):
+            self.getBasis = h.getBasis
+
+    with solver_stdout_guard():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    mu = generators.random_matrix(6, 3).values
+    i1 = int(np.argmin(losses_core(mu)))
+    px = pair_index(mu, kl_half_core(mu), regret_core(mu), i1)
+    _load_highs(h, compact_lp(mu, i1, px))
+    h.run()
+    n_col, n_row = h.getNumCol(), h.getNumRow()
+    basis = h.getBasis()
+    want_col = np.array([s == highspy.HighsBasisStatus.kBasic for s in basis.col_status])
+    want_row = np.array([s == highspy.HighsBasisStatus.kBasic for s in basis.row_status])
+    for model in (OnlyGetBasis(h), h):
+        col, row = _basic_flags(model, n_col, n_row)
+        np.testing.assert_array_equal(col, want_col)
+        np.testing.assert_array_equal(row, want_row)
+    assert want_col.sum() + want_row.sum() == n_row  # a basis: one basic per row
+
+
 def test_resolve_after_a_failed_test_solves_only_the_failing_winners():
     """With several Copeland winners, a failed still_optimal whose verdict passes for
     some winners: the following solve runs the LP only for the others, and every C*_{i1}
