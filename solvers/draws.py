@@ -53,11 +53,14 @@ __all__ = ["DrawEvaluator", "solve_cstar_draws", "estimate_draw_seconds",
 #: one sparse LU) costs about half a warm re-solve (7 ms against 15 ms at K = 100).
 REUSE_MIN_GROUP = 8
 _MAX_BASES = 16  # bases kept per (tournament, winner); a failed test costs ~0.3 ms at K = 100
-#: Seconds of one posterior draw's C* (every draw a new tournament, one core, 2-core
-#: machine; benchmarks/bench_interval.py --large and the arena logs of docs/uncertainty.md):
-#: the family LP at K = 30 (mean of 30 draws), 100 (3.3–4.2 s over six) and 300 (25, 43 and
-#: 64 s over three).
-DRAW_SECONDS = {30: 0.02, 100: 3.8, 300: 44.0}
+#: Seconds of one posterior draw's C* with a tournament of its own (one core of the 2-core
+#: machine, load 1-2; ``lower_bound_interval(..., workers=1)``'s C* seconds per LP model on
+#: the first 10-60 of 1 000 draws), the slowest of three log shapes rounded up: at K = 100
+#: 0.47 s (arena-style log of docs/uncertainty.md, 200 000 battles), 0.57 s
+#: (``bench_interval.py --large``'s log), 0.24 s (a league of the users' shape); at K = 300
+#: 22, 38 and 5.4 s; at K = 30 at most 0.017 s.  (Before the threshold rule and the
+#: sparse basis test the K = 100 draw took 3.8 s.)
+DRAW_SECONDS = {30: 0.02, 100: 0.6, 300: 40.0}
 #: Speed-up of each extra worker process (two HiGHS processes on two cores slow each other:
 #: 1.65× at K = 100, 1.85× at K = 300).
 WORKER_EFFICIENCY = 0.75

@@ -393,9 +393,11 @@ def test_auto_rule_depends_on_k_only():
     assert auto_cstar_draws(300, 15) == 15  # never more than the draws
     # draws that share a tournament share its LP: only new tournaments count
     assert auto_cstar_draws(100, 1000, np.zeros(1000, dtype=int)) == 1000
-    tid = np.arange(1000) % 30  # 30 tournaments, ~114 s of LPs at K = 100 (> 80 s)
+    fit = int(AUTO_CSTAR_SECONDS / estimate_draw_seconds(100))  # tournaments that fit
+    tid = np.arange(1000) % (2 * fit)  # twice as many tournaments as fit, each seen 1000/2fit×
     n = auto_cstar_draws(100, 1000, tid)
-    assert n == int(AUTO_CSTAR_SECONDS / DRAW_SECONDS[100])  # the 21st tournament is draw 20
+    assert n == fit  # draws 0 … fit − 1 are the first tournaments; draw fit is one too many
+    assert auto_cstar_draws(100, 1000, np.arange(1000) % fit) == 1000  # all of them fit
 
 
 @pytest.mark.parametrize("kw", [{"cstar_draws": 5}, {"cstar_draws": "some"}, {"workers": 0}])
