@@ -458,14 +458,15 @@ def add_draws_arguments(parser: argparse.ArgumentParser, title: str | None = Non
     """``--draws``, ``--seed``, ``--cstar-draws`` and ``--workers`` of the posterior (or
     bootstrap) draws from win counts (in a group of the help headed ``title`` when given);
     read back with :func:`draws_options`."""
-    from ..solvers.interval import AUTO_CSTAR_SECONDS, DEFAULT_DRAWS, MIN_CSTAR_DRAWS
+    from ..solvers.interval import AUTO_CSTAR_SECONDS, DEFAULT_DRAWS, DRAW_SECONDS, MIN_CSTAR_DRAWS
 
     group: Any = parser if title is None else parser.add_argument_group(title)
     group.add_argument("--draws", type=positive_int, default=DEFAULT_DRAWS, metavar="N",
                        help=f"draws from the counts (default {DEFAULT_DRAWS})")
     group.add_argument("--seed", type=int, default=0, help="seed of the draws")
     group.add_argument("--cstar-draws", default="auto", metavar="N|all|auto",
-                       help="solve C* (an LP per draw: ~4 s at K = 100, ~45 s at K = 300) "
+                       help=f"solve C* (an LP per draw: ~{DRAW_SECONDS[100]:g} s at K = 100, "
+                            f"~{DRAW_SECONDS[300]:g} s at K = 300 on one core) "
                             "on the first N draws only; the winner sets, flip risks and "
                             "C^E* use every draw.  auto (default): every draw when that "
                             f"takes <= ~{AUTO_CSTAR_SECONDS:.0f} s of one core, else that "
