@@ -56,6 +56,7 @@ from .enclosure import Enclosure
 from .exact_basis import exact_basis
 from .exact_lp import MAX_ROWS, MAX_VARIABLES, solve_exact
 from .formulations import rows_lp, violated_rows
+from .gc_pause import gc_paused
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
@@ -216,6 +217,7 @@ def certify_mode(mode: str) -> str:
     return mode
 
 
+@gc_paused()  # ~10⁵ acyclic objects: no cyclic-collector passes over them (.gc_pause)
 def certify_winner(M, ws, mode: str = "auto") -> WinnerProof:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from .certificate_verify import Certificate, coprime_fraction, exact_sum
 from .constraint_check import ConstraintCheck
+from .gc_pause import gc_paused
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
            "float_below", "float_above"]
@@ -310,6 +311,7 @@ def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck], cost_
     return WinnerProof(i1, lower, upper, primal, dual, box)
 
 
+@gc_paused()  # as certify_winner: many acyclic objects (.gc_pause)
 def enclose(M, solves: dict, certificates: dict[int, Certificate],
             mu_written=None) -> Enclosure:
     """Enclose C* of the matrix as written from the verified per-winner certificates.
