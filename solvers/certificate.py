@@ -44,6 +44,7 @@ from ..theory.errors import DuelboundError, UnknownNameError
 from ..theory.kl import kl_symbolic
 from .certificate_verify import (
     Certificate,
+    exact_costs,
     exact_difference,
     exact_inputs,
     exact_min_lhs,
@@ -256,7 +257,7 @@ def certify_winner(M, ws, mode: str = "auto") -> WinnerProof:
     mode = certify_mode(mode)
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
-    _, _, c = exact_inputs(M, px)
+    c = exact_costs(M, px)
     res: dict[str, Any] = {"status": "failed"}
     cert = None
     if mode == "float-dual" or (mode == "auto" and M.K > EXACT_MAX_K):

@@ -27,19 +27,32 @@ from ..theory import tournament as st
 from .constraint_check import ConstraintCheck
 from .formulations import constraint_families
 
-__all__ = ["exact_inputs", "exact_min_lhs", "exact_sum", "reduced_fraction", "coprime_fraction",
-           "exact_difference", "column_sums", "column_terms",
+__all__ = ["exact_inputs", "exact_costs", "exact_min_lhs", "exact_sum", "reduced_fraction",
+           "coprime_fraction", "exact_difference", "column_sums", "column_terms",
            "fraction_groups", "DualGroup", "Certificate", "to_matrix", "verify"]
 
 
 def exact_inputs(M, px) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
     """(d_p, r_p, c_p) as exact rationals for the pairs of ``px``."""
-    L = st.losses(M)
-    l1 = int(L.min())
-    den = 2 * (M.K - 1)
-    d = [Fraction(float(v)) for v in px.d]
-    r = [Fraction(int(L[a] + L[b] - 2 * l1), den) for a, b in px.pairs]
-    return d, r, [ri / di for ri, di in zip(r, d)]
+    nums, den = _regret_numerators(M, px)
+    return ([Fraction(v) for v in px.d.tolist()], [Fraction(k, den) for k in nums],
+            exact_costs(M, px))
+
+
+def exact_costs(M, px) -> list[Fraction]:
+    """c_p = r_p / d_p exactly, with d_p = the float the LP used read exactly (m / 2^e):
+    c_p = k_p 2^e / (den m), one Fraction (one gcd of small integers) per pair."""
+    nums, den = _regret_numerators(M, px)
+    return [Fraction(k * q, den * p)
+            for k, (p, q) in zip(nums, map(float.as_integer_ratio, px.d.tolist()))]
+
+
+def _regret_numerators(M, px) -> tuple[list[int], int]:
+    """r_p = k_p / den with k_p = L_a + L_b − 2 L1 and den = 2 (K − 1), the regret of the pair
+    ([K16] §2; docs/math.md §5)."""
+    L = st.losses(M).tolist()
+    l1 = min(L)
+    return [L[a] + L[b] - 2 * l1 for a, b in px.pairs.tolist()], 2 * (M.K - 1)
 
 
 def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):

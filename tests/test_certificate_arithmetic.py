@@ -17,6 +17,7 @@ from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __i
 
 from duelbound.solvers import certificate as cm
 from duelbound.solvers.certificate_verify import (
+    exact_costs,
     exact_difference,
     exact_min_lhs,
     exact_sum,
@@ -222,3 +223,19 @@ def test_cost_bounds_enclose_r_over_d_at_200_digits(p):
 def _kl_at(mpmath, p: Fraction):
     q = mpmath.mpf(p.numerator) / p.denominator
     return q * mpmath.log(2 * q) + (1 - q) * mpmath.log(2 * (1 - q))
+
+
+@pytest.mark.parametrize("K,seed", [(7, 2), (16, 0)])
+def test_exact_costs_are_the_regret_over_the_float_divergence(K, seed):
+    """c_p = r_p / d_p with r_p = (L_a + L_b − 2 L1) / (2 (K − 1)) counted from the matrix
+    and d_p the float d(µ_ab, ½) of the LP read exactly, in plain Fraction arithmetic;
+    exact_inputs' three lists agree with it."""
+    M = generators.random_matrix(K, seed)
+    px = solve_winner(M, int(st.copeland_winners(M)[0]), "compact").px
+    V = M.values
+    L = [sum(1 for j in range(K) if V[i, j] < 0.5) for i in range(K)]
+    want_r = [Fraction(L[a] + L[b] - 2 * min(L), 2 * (K - 1)) for a, b in px.pairs.tolist()]
+    want_d = [Fraction(float(v)) for v in px.d]
+    want_c = [r / d for r, d in zip(want_r, want_d)]
+    assert any(want_c) and exact_costs(M, px) == want_c
+    assert cm.exact_inputs(M, px) == (want_d, want_r, want_c)
