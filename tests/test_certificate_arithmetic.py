@@ -23,6 +23,7 @@ from duelbound.solvers.certificate_verify import (
     exact_sum,
     reduced_fraction,
     to_matrix,
+    unreduced_sum,
 )
 from duelbound.solvers.compact_dual import integer_pieces
 from duelbound.solvers.cstar import solve_winner
@@ -136,11 +137,13 @@ def _threshold_of(c: list[Fraction], m: int) -> Fraction:
 @given(st_hyp.fractions(max_denominator=10**30), st_hyp.fractions(max_denominator=10**30),
        st_hyp.lists(st_hyp.fractions(max_denominator=2**64), max_size=12))
 def test_flint_conversions_equal_fraction_arithmetic(a, b, terms):
-    """No second gcd, same numbers: reduced_fraction, exact_difference and exact_sum against
-    Fraction arithmetic (Fraction equality compares numerator and denominator, so an
-    unreduced result would fail)."""
+    """No second gcd, same numbers: reduced_fraction, exact_difference, exact_sum and
+    unreduced_sum (fed unreduced terms) against Fraction arithmetic (Fraction equality
+    compares numerator and denominator, so an unreduced result would fail)."""
     assert exact_difference(a, b) == a - b
     assert exact_sum(terms) == sum(terms, Fraction(0))
+    n, d = unreduced_sum((v.numerator * 3, v.denominator * 3) for v in terms)  # unreduced in
+    assert Fraction(int(n), int(d)) == sum(terms, Fraction(0)) and d > 0
     q = flint.fmpq(a.numerator, a.denominator)
     r = reduced_fraction(q)
     assert (r.numerator, r.denominator) == (a.numerator, a.denominator)
