@@ -329,6 +329,28 @@ def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck],
     pairs = [(int(a), int(b)) for a, b in px.pairs.tolist()]
     primal = [(a, b, x) for (a, b), x in zip(pairs, cert.x) if x]
     upper = _dyadic_dot((cost_of(a, b)[1], x) for a, b, x in primal)
+    dual = _rounded_dual(i1, cert, check)
+    # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
+    shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
+    acc = [0] * len(pairs)
+    for y, *_, cols in dual:
+        n = y.numerator << (shift - y.denominator.bit_length() + 1)
+        for p in cols:
+            acc[p] += n
+    box, excess = _box(pairs, acc, shift, cost_of)
+    # Σ y − Σ w as one fraction over 2^(shift+top)
+    top = max((e for _, e in excess), default=0)
+    lower = Fraction((sum(y.numerator << (shift - y.denominator.bit_length() + 1)
+                          for y, *_ in dual) << top) - sum(v << (top - e) for v, e in excess),
+                     1 << (shift + top))
+    return WinnerProof(i1, lower, upper, primal, [row[:5] for row in dual], box)
+
+
+def _rounded_dual(i1: int, cert, check: Callable[[], ConstraintCheck]
+                  ) -> list[tuple[Fraction, int, int, list[int], list[int], list[int]]]:
+    """(y rounded down to a dyadic, i2, l, I, S, pair columns) of every row with y > 0, the
+    rows' (i2, l, I, S) as :func:`~.certificate_verify.verify` identified them (or identified
+    now)."""
     dual = []
     idents = cert.identified or [check().identify(cols) for cols in cert.rows]  # verify's
     for (n, d, cols), ident in zip(cert.dual_terms(), idents):
@@ -339,27 +361,22 @@ def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck],
         # rounded down to ≥ BITS significant bits from n/d as given (a grouped dual's are
         # unreduced: no gcd)
         dual.append((_dyadic_nd(n, d, BITS, False), *ident, cols))
-    # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
-    shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
-    acc = [0] * len(pairs)
-    for y, *_, cols in dual:
-        n = y.numerator << (shift - y.denominator.bit_length() + 1)
-        for p in cols:
-            acc[p] += n
-    box, excess = [], []  # w_p = diff / 2^(shift+e) with c⁻_p = k / 2^e
+    return dual
+
+
+def _box(pairs: list[tuple[int, int]], acc: list[int], shift: int,
+         cost_of: Callable[[int, int], tuple[Dyadic, Dyadic]]
+         ) -> tuple[list[tuple[int, int, Fraction]], list[tuple[int, int]]]:
+    """w_p = max(0, (Aᵀy)_p − c⁻_p) > 0 with (Aᵀy)_p = acc_p / 2^shift, in pair order: the
+    entries (a, b, w) and each w as (numerator, e) over 2^(shift+e), c⁻_p = k / 2^e."""
+    box, excess = [], []
     for p in sorted((p for p, v in enumerate(acc) if v), key=pairs.__getitem__):
         k, e = cost_of(*pairs[p])[0]
         diff = (acc[p] << e) - (k << shift)
         if diff > 0:
             box.append((*pairs[p], Fraction(diff, 1 << (shift + e))))
             excess.append((diff, e))
-    dual = [row[:5] for row in dual]
-    # Σ y − Σ w as one fraction over 2^(shift+top)
-    top = max((e for _, e in excess), default=0)
-    lower = Fraction((sum(y.numerator << (shift - y.denominator.bit_length() + 1)
-                          for y, *_ in dual) << top) - sum(v << (top - e) for v, e in excess),
-                     1 << (shift + top))
-    return WinnerProof(i1, lower, upper, primal, dual, box)
+    return box, excess
 
 
 @gc_paused()  # as certify_winner: many acyclic objects (.gc_pause)
