@@ -9,28 +9,38 @@ K = 136 (docs/lower_bound.md, "Integer groups and FLINT").  :func:`gc_paused` sw
 collector off for the block and back on after it; whatever cyclic garbage the block leaves
 is collected at the next regular pass after it.
 
-The pause is re-entrant and thread-safe like :func:`~.quiet.solver_stdout_guard`: the first
-thread in switches the collector off, the last one out switches it back on, and only if it
-was on when the first came in (a program that runs with the collector off keeps it off).
+The pause is a :class:`~.process_switch.ProcessSwitch`, like the solvers' stdout guard:
+re-entrant and thread-safe, the first block in switches the collector off, the last one out
+switches it back on — only if it was on when the first came in (a program that runs with
+the collector off keeps it off).
 """
 
 from __future__ import annotations
 
 import gc
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+
+from .process_switch import ProcessSwitch
 
 __all__ = ["gc_paused"]
 
-_lock = threading.Lock()
-_depth = 0
-_was_enabled = False
+
+def _pause() -> bool:
+    was = gc.isenabled()
+    gc.disable()
+    return was
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off inside the block (reference counting still frees).
+def _resume(was: bool) -> None:
+    if was:
+        gc.enable()
+
+
+_PAUSE = ProcessSwitch(_pause, _resume)
+
+
+def gc_paused() -> ProcessSwitch:
+    """The cyclic garbage collector off inside the block (reference counting still frees);
+    also a decorator, ``@gc_paused()``.
 
     Examples
     --------
@@ -40,16 +50,4 @@ def gc_paused() -> Iterator[None]:
     ...     gc.isenabled()
     False
     """
-    global _depth, _was_enabled
-    with _lock:
-        if _depth == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _was_enabled:
-                gc.enable()
+    return _PAUSE

@@ -1,4 +1,5 @@
-"""The cyclic collector's pause around exact certificates (solvers/gc_pause.py, issue 31).
+"""The cyclic collector's pause around exact certificates (solvers/gc_pause.py, issue 31)
+and the process switch it is made of (solvers/process_switch.py).
 
 Checked against the interpreter's own switch (``gc.isenabled``): off inside, back on after
 (also after an exception and when nested or overlapping in threads), left off when the
@@ -14,6 +15,7 @@ import weakref
 import pytest
 
 from duelbound.solvers.gc_pause import gc_paused
+from duelbound.solvers.process_switch import ProcessSwitch
 
 
 @pytest.fixture(autouse=True)
@@ -75,3 +77,16 @@ def test_cycles_made_inside_are_collected_after_the_block():
     gc.collect()
     assert ref() is None
 
+
+
+def test_as_a_decorator_and_the_switch_it_is_made_of():
+    @gc_paused()
+    def inside() -> bool:
+        return gc.isenabled()
+
+    assert inside() is False and gc.isenabled()
+    calls = []
+    switch = ProcessSwitch(lambda: calls.append("on") or 7, lambda saved: calls.append(saved))
+    with switch, switch:
+        pass
+    assert calls == ["on", 7]  # switched once, restored once from what the switch returned
