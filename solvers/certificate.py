@@ -65,7 +65,7 @@ __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "v
            "certify_mode", "MODES", "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K",
            "ENCLOSED_MAX_REL_WIDTH", "VERIFIED"]
 
-#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.8 s CPU per
+#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.5 s CPU per
 #: winner at K = 136, docs/lower_bound.md) and the floating-point (float-dual) certificate
 #: first above it.
 EXACT_MAX_K = 136

@@ -5,7 +5,7 @@ Building and verifying the exact certificate of C* and its enclosure (:mod:`.cer
 (Fractions, tuples, row lists); none of them form reference cycles, so reference counting
 frees them all, but every 700 allocations the cyclic collector runs anyway and now and then
 walks the whole heap.  Those passes cost ~0.18 s of the ~1.3 s CPU of a certified C* at
-K = 136 (docs/lower_bound.md, "Integer groups and FLINT").  :func:`gc_paused` switches the
+K = 136 (docs/lower_bound.md, "Profiled, second round").  :func:`gc_paused` switches the
 collector off for the block and back on after it; whatever cyclic garbage the block leaves
 is collected at the next regular pass after it.
 
