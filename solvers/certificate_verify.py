@@ -193,9 +193,10 @@ def column_terms(groups: list[DualGroup], P: int) -> list[list[tuple[int, int]]]
     return terms
 
 
-def _combine(terms: list[tuple[int, int]]) -> tuple[int, int]:
+def _combine(terms: list[tuple[Any, Any]]) -> tuple[Any, Any]:
     """Σ n/d of unreduced terms as one unreduced (numerator, denominator), pairwise (operands
-    of similar size); (0, 1) if empty."""
+    of similar size); (0, 1) if empty.  Python ints or python-flint ``fmpz``
+    (:func:`unreduced_sum`)."""
     while len(terms) > 1:
         nxt = [(a * d2 + c2 * b, b * d2) for (a, b), (c2, d2) in zip(terms[0::2], terms[1::2])]
         if len(terms) % 2:
