@@ -119,6 +119,7 @@ def _complete(M, i1, px, model, sol, max_rounds: int = 500):
     return sol
 
 
+@gc_paused()  # ~10⁵ acyclic objects: no cyclic-collector passes over them (.gc_pause)
 def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
     """Exact primal and dual from the final basis of ``model.data`` (None if unusable).
 
@@ -218,7 +219,6 @@ def certify_mode(mode: str) -> str:
     return mode
 
 
-@gc_paused()  # ~10⁵ acyclic objects: no cyclic-collector passes over them (.gc_pause)
 def certify_winner(M, ws, mode: str = "auto") -> WinnerProof:
     """Certificate of C*_{i1} for one winner's solve (see module docstring).
 

@@ -28,6 +28,7 @@ import numpy as np
 from ..theory import tournament as st
 from .constraint_check import ConstraintCheck
 from .formulations import constraint_families
+from .gc_pause import gc_paused
 
 __all__ = ["exact_inputs", "exact_costs", "exact_min_lhs", "exact_sum", "unreduced_sum",
            "reduced_fraction", "coprime_fraction", "exact_difference", "column_sums",
@@ -275,6 +276,7 @@ def to_matrix(px, x: list[Fraction], K: int) -> list[list[Fraction]]:
     return X
 
 
+@gc_paused()  # exact arithmetic on ~10⁵ acyclic objects (.gc_pause)
 def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, Any]:
     """Check a certificate exactly; returns status, bounds and the first failure.
 

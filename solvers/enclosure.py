@@ -379,7 +379,7 @@ def _box(pairs: list[tuple[int, int]], acc: list[int], shift: int,
     return box, excess
 
 
-@gc_paused()  # as certify_winner: many acyclic objects (.gc_pause)
+@gc_paused()  # as verify: exact arithmetic on many acyclic objects (.gc_pause)
 def enclose(M, solves: dict, certificates: dict[int, Certificate],
             mu_written=None) -> Enclosure:
     """Enclose C* of the matrix as written from the verified per-winner certificates.

@@ -1,7 +1,9 @@
 """Python's cyclic garbage collector paused while exact certificates are built.
 
-Building and verifying the exact certificate of C* and its enclosure (:mod:`.certificate`,
-:mod:`.enclosure`) allocates some 10⁵ short-lived objects per winner at K = 136
+Building and verifying the exact certificate of C* and its enclosure (the exact basis and
+split of :mod:`.certificate`, :func:`~.certificate_verify.verify`, :func:`~.enclosure.enclose`:
+exact arithmetic only, never an LP solve or row generation, so a pause lasts a fraction of
+a second) allocates some 10⁵ short-lived objects per winner at K = 136
 (Fractions, tuples, row lists); none of them form reference cycles, so reference counting
 frees them all, but every 700 allocations the cyclic collector runs anyway and now and then
 walks the whole heap.  Those passes cost ~0.18 s of the ~1.3 s CPU of a certified C* at
