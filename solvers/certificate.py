@@ -44,6 +44,7 @@ from ..theory.errors import DuelboundError, UnknownNameError
 from ..theory.kl import kl_symbolic
 from .certificate_verify import (
     Certificate,
+    exact_costs,
     exact_difference,
     exact_inputs,
     exact_min_lhs,
@@ -56,6 +57,7 @@ from .enclosure import Enclosure
 from .exact_basis import exact_basis
 from .exact_lp import MAX_ROWS, MAX_VARIABLES, solve_exact
 from .formulations import rows_lp, violated_rows
+from .gc_pause import gc_paused
 from .lp import PulpLP
 
 __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "verify",
@@ -63,7 +65,7 @@ __all__ = ["exact_inputs", "exact_min_lhs", "Certificate", "ConstraintCheck", "v
            "certify_mode", "MODES", "symbolic_value", "MAX_DENOMINATOR", "EXACT_MAX_K",
            "ENCLOSED_MAX_REL_WIDTH", "VERIFIED"]
 
-#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.8 s CPU per
+#: ``certify_winner(mode="auto")`` takes the exact routes up to this K (~0.5 s CPU per
 #: winner at K = 136, docs/lower_bound.md) and the floating-point (float-dual) certificate
 #: first above it.
 EXACT_MAX_K = 136
@@ -117,6 +119,7 @@ def _complete(M, i1, px, model, sol, max_rounds: int = 500):
     return sol
 
 
+@gc_paused()  # ~10⁵ acyclic objects: no cyclic-collector passes over them (.gc_pause)
 def _basis_certificate(model, sol, c: list[Fraction]) -> Certificate | None:
     """Exact primal and dual from the final basis of ``model.data`` (None if unusable).
 
@@ -254,7 +257,7 @@ def certify_winner(M, ws, mode: str = "auto") -> WinnerProof:
     mode = certify_mode(mode)
     t0 = time.perf_counter()
     i1, px = ws.i1, ws.px
-    _, _, c = exact_inputs(M, px)
+    c = exact_costs(M, px)
     res: dict[str, Any] = {"status": "failed"}
     cert = None
     if mode == "float-dual" or (mode == "auto" and M.K > EXACT_MAX_K):

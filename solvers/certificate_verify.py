@@ -7,8 +7,10 @@ dual row against the definition of a constraint (:class:`~.constraint_check.Cons
 y ≥ 0, w ≥ 0 and Aᵀy − w ≤ c, giving C*_{i1} ≥ Σ y − Σ w by weak duality.  The inputs
 (:func:`exact_inputs`) are the exact rationals of the floats the LP used.  A dual split
 from the compact LP comes as :class:`DualGroup` objects (rows sharing one denominator), whose
-sums are integer sums; long sums are added in python-flint's ``fmpq`` (:func:`exact_sum`)
-and turned into Fractions without a second gcd (:func:`reduced_fraction`).
+sums are integer sums; long sums are added in python-flint's ``fmpq`` (:func:`exact_sum`) or,
+where the denominators are mostly coprime (c·x̂ and Σ y − Σ w in :func:`verify`), as unreduced
+``fmpz`` fractions with one gcd at the end (:func:`unreduced_sum`), and turned into Fractions
+without a second gcd (:func:`reduced_fraction`).
 """
 
 from __future__ import annotations
@@ -26,20 +28,34 @@ import numpy as np
 from ..theory import tournament as st
 from .constraint_check import ConstraintCheck
 from .formulations import constraint_families
+from .gc_pause import gc_paused
 
-__all__ = ["exact_inputs", "exact_min_lhs", "exact_sum", "reduced_fraction", "coprime_fraction",
-           "exact_difference", "column_sums", "column_terms",
-           "fraction_groups", "DualGroup", "Certificate", "to_matrix", "verify"]
+__all__ = ["exact_inputs", "exact_costs", "exact_min_lhs", "exact_sum", "unreduced_sum",
+           "reduced_fraction", "coprime_fraction", "exact_difference", "column_sums",
+           "column_terms", "fraction_groups", "DualGroup", "Certificate", "to_matrix", "verify"]
 
 
 def exact_inputs(M, px) -> tuple[list[Fraction], list[Fraction], list[Fraction]]:
     """(d_p, r_p, c_p) as exact rationals for the pairs of ``px``."""
-    L = st.losses(M)
-    l1 = int(L.min())
-    den = 2 * (M.K - 1)
-    d = [Fraction(float(v)) for v in px.d]
-    r = [Fraction(int(L[a] + L[b] - 2 * l1), den) for a, b in px.pairs]
-    return d, r, [ri / di for ri, di in zip(r, d)]
+    nums, den = _regret_numerators(M, px)
+    return ([Fraction(v) for v in px.d.tolist()], [Fraction(k, den) for k in nums],
+            exact_costs(M, px))
+
+
+def exact_costs(M, px) -> list[Fraction]:
+    """c_p = r_p / d_p exactly, with d_p = the float the LP used read exactly (m / 2^e):
+    c_p = k_p 2^e / (den m), one Fraction (one gcd of small integers) per pair."""
+    nums, den = _regret_numerators(M, px)
+    return [Fraction(k * q, den * p)
+            for k, (p, q) in zip(nums, map(float.as_integer_ratio, px.d.tolist()))]
+
+
+def _regret_numerators(M, px) -> tuple[list[int], int]:
+    """r_p = k_p / den with k_p = L_a + L_b − 2 L1 and den = 2 (K − 1), the regret of the pair
+    ([K16] §2; docs/math.md §5)."""
+    L = st.losses(M).tolist()
+    l1 = min(L)
+    return [L[a] + L[b] - 2 * l1 for a, b in px.pairs.tolist()], 2 * (M.K - 1)
 
 
 def exact_min_lhs(mu: np.ndarray, i1: int, X: list[list[Fraction]]):
@@ -178,9 +194,10 @@ def column_terms(groups: list[DualGroup], P: int) -> list[list[tuple[int, int]]]
     return terms
 
 
-def _combine(terms: list[tuple[int, int]]) -> tuple[int, int]:
+def _combine(terms: list[tuple[Any, Any]]) -> tuple[Any, Any]:
     """Σ n/d of unreduced terms as one unreduced (numerator, denominator), pairwise (operands
-    of similar size); (0, 1) if empty."""
+    of similar size); (0, 1) if empty.  Python ints or python-flint ``fmpz``
+    (:func:`unreduced_sum`)."""
     while len(terms) > 1:
         nxt = [(a * d2 + c2 * b, b * d2) for (a, b), (c2, d2) in zip(terms[0::2], terms[1::2])]
         if len(terms) % 2:
@@ -259,6 +276,7 @@ def to_matrix(px, x: list[Fraction], K: int) -> list[list[Fraction]]:
     return X
 
 
+@gc_paused()  # exact arithmetic on ~10⁵ acyclic objects (.gc_pause)
 def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, Any]:
     """Check a certificate exactly; returns status, bounds and the first failure.
 
@@ -268,33 +286,52 @@ def verify(M, i1: int, px, cert: Certificate, c: list[Fraction]) -> dict[str, An
     rigorously) if (a) and (b) do.
     """
     mu = np.ascontiguousarray(M.values)
-    primal_ok, upper = _primal_check(mu, i1, px, cert, c)
-    dual_ok, lower = _dual_check(mu, i1, px, cert, c)
+    primal_ok, upper_nd = _primal_check(mu, i1, px, cert, c)
+    dual_ok, lower_nd = _dual_check(mu, i1, px, cert, c)
+    # (c) by one cross-multiplication of the unreduced sums (denominators of ~10⁵–10⁶ bits);
+    # the long gcd is taken once for both when they are equal
+    equal = bool(upper_nd[0] * lower_nd[1] == lower_nd[0] * upper_nd[1])
+    upper = _lowest_terms(upper_nd)
+    lower = upper if equal else _lowest_terms(lower_nd)
     out: dict[str, Any] = {"status": "failed", "checks": {
-        "primal_feasible": primal_ok, "dual_feasible": dual_ok,
-        "objectives_equal": bool(upper == lower)}}
+        "primal_feasible": primal_ok, "dual_feasible": dual_ok, "objectives_equal": equal}}
     if primal_ok:
         out["upper"] = upper
     if dual_ok:
         out["lower"] = lower
     if primal_ok and dual_ok:
-        out["status"] = "exact" if upper == lower else "enclosed"
+        out["status"] = "exact" if equal else "enclosed"
     return out
 
 
+def unreduced_sum(terms) -> tuple[Any, Any]:
+    """Σ n/d over pairs (n, d > 0) as one unreduced (numerator, denominator), added pairwise
+    in python-flint's ``fmpz`` with no gcd at all ((0, 1) if empty): for long sums whose
+    denominators are mostly coprime (the exact costs' 53-bit odd parts), where the gcds of
+    fraction arithmetic find little to cancel."""
+    return _combine([(flint.fmpz(n), flint.fmpz(d)) for n, d in terms])
+
+
+def _lowest_terms(nd: tuple[Any, Any]) -> Fraction:
+    """n/d reduced by FLINT (one subquadratic gcd) as a Fraction."""
+    return reduced_fraction(flint.fmpq(*nd))
+
+
 def _primal_check(mu: np.ndarray, i1: int, px, cert: Certificate, c: list[Fraction]
-                  ) -> tuple[bool, Fraction]:
-    """(x̂ in the box and in R_{i1}, c·x̂): (a) of :func:`verify`, every constraint checked
-    by the exact oracle."""
+                  ) -> tuple[bool, tuple[Any, Any]]:
+    """(x̂ in the box and in R_{i1}, c·x̂ unreduced): (a) of :func:`verify`, every
+    constraint checked by the exact oracle."""
     in_box = all(0 <= v <= 1 for v in cert.x)
     lhs, _ = exact_min_lhs(mu, i1, to_matrix(px, cert.x, mu.shape[0]))
-    upper = exact_sum(ci * xi for ci, xi in zip(c, cert.x) if xi)
+    upper = unreduced_sum((ci.numerator * xi.numerator, ci.denominator * xi.denominator)
+                          for ci, xi in zip(c, cert.x) if xi)
     return bool(in_box and lhs >= 1), upper
 
 
 def _dual_check(mu: np.ndarray, i1: int, px, cert: Certificate, c: list[Fraction]
-                ) -> tuple[bool, Fraction]:
-    """(y, w) dual feasible on genuine constraints, Σ y − Σ w): (b) of :func:`verify`.
+                ) -> tuple[bool, tuple[Any, Any]]:
+    """(y, w) dual feasible on genuine constraints, Σ y − Σ w unreduced): (b) of
+    :func:`verify`.
 
     Sets ``cert.identified`` (the enclosure reads the rows' (i2, l, I, S)); when
     ``cert.w`` is None, w = max(0, Aᵀy − c), the best multipliers for this y
@@ -310,11 +347,11 @@ def _dual_check(mu: np.ndarray, i1: int, px, cert: Certificate, c: list[Fraction
     if cert.w is None:
         w, w_ok = _excess(terms, c), True
     else:
-        w = cert.w
-        w_ok = all(v >= 0 for v in w) and all(
-            Fraction(*_combine(t)) - wp <= cp for t, wp, cp in zip(terms, w, c))
-    lower = exact_sum([*(Fraction(g.num * sum(g.weights), g.den) for g in groups),
-                       *(-v for v in w if v)])
+        w_ok = all(v >= 0 for v in cert.w) and all(
+            Fraction(*_combine(t)) - wp <= cp for t, wp, cp in zip(terms, cert.w, c))
+        w = [(v.numerator, v.denominator) for v in cert.w if v]
+    lower = unreduced_sum([*((g.num * sum(g.weights), g.den) for g in groups),
+                           *((-n, d) for n, d in w)])
     return bool(valid_rows and y_ok and w_ok), lower
 
 
@@ -322,12 +359,13 @@ def _sign(n: int) -> int:
     return (n > 0) - (n < 0)
 
 
-def _excess(terms: list[list[tuple[int, int]]], c: list[Fraction]) -> list[Fraction]:
-    """w_p = max(0, (Aᵀy)_p − c_p) exactly from :func:`column_terms`: the sign of one integer
-    cross-product per column decides, a (reduced) Fraction is made only where it is > 0."""
+def _excess(terms: list[list[tuple[int, int]]], c: list[Fraction]) -> list[tuple[int, int]]:
+    """The w_p = max(0, (Aᵀy)_p − c_p) > 0 exactly from :func:`column_terms`, as unreduced
+    (numerator, denominator): the sign of one integer cross-product per column decides."""
     w = []
     for t, cp in zip(terms, c):
         n, d = _combine(t)
         diff = n * cp.denominator - cp.numerator * d
-        w.append(Fraction(diff, d * cp.denominator) if diff > 0 else Fraction(0))
+        if diff > 0:
+            w.append((diff, d * cp.denominator))
     return w

@@ -89,7 +89,7 @@ def compact_certificate(data, sol, c: list[Fraction], px=None,
     if out is None:
         return None
     v, y = out
-    if any(val < 0 for val in y):
+    if any(val.numerator < 0 for val in y):  # (Fraction comparisons cost 10× more)
         return None
     groups = split_compact_dual(data, y, px, i1)
     if groups is None:
@@ -196,7 +196,10 @@ def _block_point(z: list, Yb, cnt: int, repair: bool) -> tuple[list[int], int] |
     else:
         Z = math.lcm(*(zj.denominator for zj in z))
         E = Z * Yb.numerator
-        p = [zj.numerator * (Z // zj.denominator) * Yb.denominator for zj in z]
+        # P_j = num_j (Z / den_j) Y_d: one long product Z Y_d, then a short division per j
+        # (den_j has ~60 bits, Z and Y_d ~3 000 at K = 136: 3× faster than a long product each)
+        ZY = Z * Yb.denominator
+        p = [zj.numerator * (ZY // zj.denominator) for zj in z]
     excess = sum(p) - cnt * E
     if not repair and (excess < 0 or any(pj > E for pj in p)):
         return None

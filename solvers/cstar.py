@@ -54,8 +54,8 @@ __all__ = ["lower_bound", "LowerBoundResult", "METHODS", "CERTIFY_MAX_K", "ENUME
 METHODS = ("auto", "compact", "rowgen", "families", "enumerate")
 #: ``method="auto"`` picks this one (the faster in benchmarks/bench_lower_bound.py).
 AUTO_METHOD = "families"
-#: ``certify=None`` certifies up to this K, in exact arithmetic (~0.8 s CPU per winner at
-#: K = 136, docs/lower_bound.md); ``certify=True`` above it starts with the
+#: ``certify=None`` certifies up to this K, in exact arithmetic (~0.65 s CPU per winner at
+#: K = 136 with the enclosure, docs/lower_bound.md); ``certify=True`` above it starts with the
 #: floating-point (float-dual) certificate (:data:`~duelbound.solvers.certificate.EXACT_MAX_K`).
 CERTIFY_MAX_K = 136
 #: ``method="enumerate"`` refuses when one winner's R_{i1} has more constraints than this.

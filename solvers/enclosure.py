@@ -33,6 +33,7 @@ from typing import Any
 
 from .certificate_verify import Certificate, coprime_fraction, exact_sum
 from .constraint_check import ConstraintCheck
+from .gc_pause import gc_paused
 
 __all__ = ["FORMAT", "VERSION", "Enclosure", "CostBounds", "enclose", "ecw_enclosure",
            "float_below", "float_above"]
@@ -43,6 +44,7 @@ VERSION = 2
 #: enclosure's relative width is a few times 2^-BITS plus the certificate's own gap.
 BITS = 100
 _ZERO = Fraction(0)
+_ONE = Fraction(1)
 
 
 def float_below(q: Fraction) -> float:
@@ -65,15 +67,44 @@ def _dyadic(q: Fraction, bits: int, up: bool) -> Fraction:
 def _dyadic_nd(n: int, d: int, bits: int, up: bool) -> Fraction:
     """n/d (d > 0) rounded down or up to a dyadic with ``bits`` significant bits, in
     integer arithmetic (no Fraction arithmetic on the way: this runs for every pair)."""
+    k, s = _dyadic_ks(n, d, bits, up)
+    return coprime_fraction(k, 1 << s)
+
+
+#: A dyadic rational k / 2^s held as the integers (k, s): s ≥ 0, in lowest terms (k odd or
+#: s = 0).  The cost table is kept so: no Fraction (and no gcd) per pair.
+Dyadic = tuple[int, int]
+_DYADIC_ZERO: Dyadic = (0, 0)
+
+
+def _dyadic_ks(n: int, d: int, bits: int, up: bool) -> Dyadic:
+    """:func:`_dyadic_nd` as the pair (k, s) of k / 2^s in lowest terms."""
     if n == 0:
-        return Fraction(0)
+        return _DYADIC_ZERO
     s = bits - (abs(n).bit_length() - d.bit_length())
     num, den = (n << s, d) if s >= 0 else (n, d << -s)
     k = -(-num // den) if up else num // den
     if s < 0:
-        return Fraction(k << -s)
+        return k << -s, 0
     tz = min(s, (k & -k).bit_length() - 1) if k else s  # k / 2^s in lowest terms: no gcd
-    return coprime_fraction(k >> tz, 1 << (s - tz))
+    return k >> tz, s - tz
+
+
+def _dyadic_text(v: Dyadic) -> str:
+    """``str`` of the Fraction k / 2^s (the document's number format), made without it."""
+    k, s = v
+    return f"{k}/{1 << s}" if s else str(k)
+
+
+def _dyadic_dot(terms) -> Fraction:
+    """Σ (k / 2^s) · x exactly over pairs (dyadic (k, s), Fraction x): per denominator of x
+    the products' numerators are added as integers on one power of two (no gcd per term)."""
+    terms = list(terms)
+    top = max((s for (_, s), _ in terms), default=0)
+    by_den: dict[int, int] = {}
+    for (k, s), x in terms:
+        by_den[x.denominator] = by_den.get(x.denominator, 0) + (k * x.numerator << (top - s))
+    return exact_sum(Fraction(n, d << top) for d, n in by_den.items())
 
 
 def _q(v: Fraction) -> str:
@@ -111,7 +142,8 @@ class Enclosure:
     mu: list[list[Fraction]]
     winners: list[int]
     losses: list[int]
-    pairs: dict[tuple[int, int], tuple[Fraction, Fraction, Fraction, Fraction]]
+    #: (d⁻, d⁺, c⁻, c⁺) of every pair whose cost the proof reads, as dyadics (k, s) = k / 2^s
+    pairs: dict[tuple[int, int], tuple[Dyadic, Dyadic, Dyadic, Dyadic]]
     per_winner: dict[int, WinnerProof]
     ecw: dict[int, tuple[Fraction, Fraction]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
@@ -161,7 +193,8 @@ class Enclosure:
             "matrix": {"K": len(self.mu), "source": self.source,
                        "mu": [[_q(v) for v in row] for row in self.mu]},
             "winners": self.winners, "losses": self.losses,
-            "pairs": [{"pair": [a, b], "d": [_q(dl), _q(dh)], "cost": [_q(cl), _q(ch)]}
+            "pairs": [{"pair": [a, b], "d": [_dyadic_text(dl), _dyadic_text(dh)],
+                       "cost": [_dyadic_text(cl), _dyadic_text(ch)]}
                       for (a, b), (dl, dh, cl, ch) in sorted(self.pairs.items())],
             "per_winner": [p.to_dict() for _, p in sorted(self.per_winner.items())],
             "claim": {"lower": _q(self.lower), "upper": _q(self.upper),
@@ -208,48 +241,59 @@ def _kl_ends(p: Fraction, rel_bits: int) -> tuple[tuple[int, int], tuple[int, in
 
 class CostBounds:
     """Dyadic bounds c⁻ ≤ r/d ≤ c⁺ on the cost of each pair, from a rigorous enclosure of
-    d(µ, ½) (computed once per pair, on demand; pairs of two winners cost 0)."""
+    d(µ, ½) (computed once per pair, on demand; pairs of two winners cost 0).  ``table``
+    holds (d⁻, d⁺, c⁻, c⁺) per pair (a < b) as :data:`Dyadic` pairs of integers."""
 
     def __init__(self, mu: list[list[Fraction]], L: list[int]):
         self.mu, self.L, self.l1 = mu, L, min(L)
         self.den = 2 * (len(mu) - 1)
-        self.table: dict[tuple[int, int], tuple[Fraction, Fraction, Fraction, Fraction]] = {}
+        self.table: dict[tuple[int, int], tuple[Dyadic, Dyadic, Dyadic, Dyadic]] = {}
 
-    def of(self, a: int, b: int) -> tuple[Fraction, Fraction]:
-        a, b = min(a, b), max(a, b)
-        if (a, b) in self.table:
-            return self.table[a, b][2], self.table[a, b][3]
-        num = self.L[a] + self.L[b] - 2 * self.l1  # r = num / den
-        if num == 0:
-            return _ZERO, _ZERO
-        (ln, ld), (hn, hd) = _kl_ends(self.mu[a][b], BITS + 20)
+    def bounds(self, a: int, b: int) -> tuple[Dyadic, Dyadic]:
+        """(c⁻, c⁺) of the pair {a, b} as dyadics (k, s) = k / 2^s."""
+        if a > b:
+            a, b = b, a
+        row = self.table.get((a, b))
+        if row is None:
+            num = self.L[a] + self.L[b] - 2 * self.l1  # r = num / den
+            if num == 0:
+                return _DYADIC_ZERO, _DYADIC_ZERO
+            row = self.table[a, b] = self._pair(self.mu[a][b], num)
+        return row[2], row[3]
+
+    def _pair(self, p: Fraction, num: int) -> tuple[Dyadic, Dyadic, Dyadic, Dyadic]:
+        (ln, ld), (hn, hd) = _kl_ends(p, BITS + 20)
         # each end at least 2^-(BITS+8) relative away from d: a checker working at 128
         # bits decides d⁻ ≤ d ≤ d⁺ at its first precision
         one = 1 << (BITS + 8)
-        dl = _dyadic_nd(ln * (one - 1), ld * one, BITS + 10, up=False)
-        dh = _dyadic_nd(hn * (one + 1), hd * one, BITS + 10, up=True)
-        self.table[a, b] = (dl, dh,
-                            _dyadic_nd(num * dh.denominator, self.den * dh.numerator, BITS, False),
-                            _dyadic_nd(num * dl.denominator, self.den * dl.numerator, BITS, True))
-        return self.table[a, b][2], self.table[a, b][3]
+        dl = _dyadic_ks(ln * (one - 1), ld * one, BITS + 10, up=False)
+        dh = _dyadic_ks(hn * (one + 1), hd * one, BITS + 10, up=True)
+        # c = num / (den d): c⁻ from d⁺ = k / 2^s is num 2^s / (den k), c⁺ from d⁻
+        return (dl, dh, _dyadic_ks(num << dh[1], self.den * dh[0], BITS, False),
+                _dyadic_ks(num << dl[1], self.den * dl[0], BITS, True))
 
 
-def _threshold(c: list[Fraction], m: int) -> Fraction:
-    """[K16] Theorem 5 in exact arithmetic: min over e ≥ 0 with every m-subset summing to
-    ≥ 1 of Σ c e = min_{h > n−m} (sum of the h smallest c) / (h − (n − m)).
+def _threshold(c: list[int], den: int, m: int) -> Fraction:
+    """[K16] Theorem 5 in exact arithmetic for the costs c_k / ``den`` (integers c_k on one
+    denominator): min over e ≥ 0 with every m-subset summing to ≥ 1 of Σ c e
+    = min_{h > n−m} (sum of the h smallest c) / (h − (n − m)).
 
-    Sorted and summed as integers on the common denominator of the c (dyadic cost
-    bounds: a power of two), the ratios compared by cross-multiplication."""
+    Sorted and summed as integers, the ratios compared by cross-multiplication."""
     n = len(c)
     if n < m or m < 1:
         return Fraction(0)
-    den = math.lcm(*(v.denominator for v in c))
     k, acc, best, best_h = n - m, 0, 0, 0
-    for h, v in enumerate(sorted(v.numerator * (den // v.denominator) for v in c), start=1):
+    for h, v in enumerate(sorted(c), start=1):
         acc += v
         if h > k and (not best_h or acc * (best_h - k) < best * (h - k)):
             best, best_h = acc, h
     return Fraction(best, (best_h - k) * den)
+
+
+def _on_one_power_of_two(c: list[Dyadic]) -> tuple[list[int], int]:
+    """Dyadics (k, s) as integer numerators over their common denominator 2^max s."""
+    top = max((s for _, s in c), default=0)
+    return [k << (top - s) for k, s in c], 1 << top
 
 
 def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
@@ -261,25 +305,52 @@ def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
     non-decreasing in every cost: evaluated exactly at the cost bounds c⁻ and c⁺ it
     encloses the value at the true costs.
     """
-    half, K = Fraction(1, 2), len(mu)
+    K, l1 = len(mu), min(L)
+    beaten = [j for j in range(K) if 2 * mu[i1][j].numerator > mu[i1][j].denominator]
+    thresholds = []  # (i2, m, S_{i2} minus i1) of every threshold term
+    for i2 in range(K):
+        members = [j for j in range(K) if j not in (i1, i2)
+                   and 2 * mu[i2][j].numerator < mu[i2][j].denominator]
+        if i2 != i1 and 1 <= L[i2] - l1 + 1 <= len(members):  # else no threshold: its
+            # pairs are not read (and need no cost entry in the certificate)
+            thresholds.append((i2, L[i2] - l1 + 1, members))
     out = []
     for end in (0, 1):
-        total = sum((costs.of(i1, j)[end] for j in range(K) if mu[i1][j] > half), Fraction(0))
-        for i2 in range(K):
-            members = [j for j in range(K) if j not in (i1, i2) and mu[i2][j] < half]
-            if i2 != i1 and 1 <= L[i2] - min(L) + 1 <= len(members):  # else no threshold:
-                # its pairs are not read (and need no cost entry in the certificate)
-                total += _threshold([costs.of(j, i2)[end] for j in members],
-                                    L[i2] - min(L) + 1)
+        total = _dyadic_dot((costs.bounds(i1, j)[end], _ONE) for j in beaten)
+        for i2, m, members in thresholds:
+            total += _threshold(*_on_one_power_of_two(
+                [costs.bounds(j, i2)[end] for j in members]), m)
         out.append(total)
     return out[0], out[1]
 
 
-def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck], cost_of
-                  ) -> WinnerProof:
+def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck],
+                  cost_of: Callable[[int, int], tuple[Dyadic, Dyadic]]) -> WinnerProof:
     pairs = [(int(a), int(b)) for a, b in px.pairs.tolist()]
     primal = [(a, b, x) for (a, b), x in zip(pairs, cert.x) if x]
-    upper = exact_sum(cost_of(a, b)[1] * x for a, b, x in primal)
+    upper = _dyadic_dot((cost_of(a, b)[1], x) for a, b, x in primal)
+    dual = _rounded_dual(i1, cert, check)
+    # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
+    shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
+    acc = [0] * len(pairs)
+    for y, *_, cols in dual:
+        n = y.numerator << (shift - y.denominator.bit_length() + 1)
+        for p in cols:
+            acc[p] += n
+    box, excess = _box(pairs, acc, shift, cost_of)
+    # Σ y − Σ w as one fraction over 2^(shift+top)
+    top = max((e for _, e in excess), default=0)
+    lower = Fraction((sum(y.numerator << (shift - y.denominator.bit_length() + 1)
+                          for y, *_ in dual) << top) - sum(v << (top - e) for v, e in excess),
+                     1 << (shift + top))
+    return WinnerProof(i1, lower, upper, primal, [row[:5] for row in dual], box)
+
+
+def _rounded_dual(i1: int, cert, check: Callable[[], ConstraintCheck]
+                  ) -> list[tuple[Fraction, int, int, list[int], list[int], list[int]]]:
+    """(y rounded down to a dyadic, i2, l, I, S, pair columns) of every row with y > 0, the
+    rows' (i2, l, I, S) as :func:`~.certificate_verify.verify` identified them (or identified
+    now)."""
     dual = []
     idents = cert.identified or [check().identify(cols) for cols in cert.rows]  # verify's
     for (n, d, cols), ident in zip(cert.dual_terms(), idents):
@@ -290,26 +361,25 @@ def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck], cost_
         # rounded down to ≥ BITS significant bits from n/d as given (a grouped dual's are
         # unreduced: no gcd)
         dual.append((_dyadic_nd(n, d, BITS, False), *ident, cols))
-    # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
-    shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
-    acc = [0] * len(pairs)
-    for y, *_, cols in dual:
-        n = y.numerator << (shift - y.denominator.bit_length() + 1)
-        for p in cols:
-            acc[p] += n
-    box = []
+    return dual
+
+
+def _box(pairs: list[tuple[int, int]], acc: list[int], shift: int,
+         cost_of: Callable[[int, int], tuple[Dyadic, Dyadic]]
+         ) -> tuple[list[tuple[int, int, Fraction]], list[tuple[int, int]]]:
+    """w_p = max(0, (Aᵀy)_p − c⁻_p) > 0 with (Aᵀy)_p = acc_p / 2^shift, in pair order: the
+    entries (a, b, w) and each w as (numerator, e) over 2^(shift+e), c⁻_p = k / 2^e."""
+    box, excess = [], []
     for p in sorted((p for p, v in enumerate(acc) if v), key=pairs.__getitem__):
-        low = cost_of(*pairs[p])[0]  # dyadic: w = (acc·2^e − n·2^shift) / 2^(shift+e)
-        e = low.denominator.bit_length() - 1
-        diff = (acc[p] << e) - (low.numerator << shift)
+        k, e = cost_of(*pairs[p])[0]
+        diff = (acc[p] << e) - (k << shift)
         if diff > 0:
             box.append((*pairs[p], Fraction(diff, 1 << (shift + e))))
-    dual = [row[:5] for row in dual]
-    lower = Fraction(sum(y.numerator << (shift - y.denominator.bit_length() + 1)
-                         for y, *_ in dual), 1 << shift) - sum((w for *_, w in box), _ZERO)
-    return WinnerProof(i1, lower, upper, primal, dual, box)
+            excess.append((diff, e))
+    return box, excess
 
 
+@gc_paused()  # as verify: exact arithmetic on many acyclic objects (.gc_pause)
 def enclose(M, solves: dict, certificates: dict[int, Certificate],
             mu_written=None) -> Enclosure:
     """Enclose C* of the matrix as written from the verified per-winner certificates.
@@ -344,14 +414,13 @@ def enclose(M, solves: dict, certificates: dict[int, Certificate],
     else:
         mu, source = mu_written, "given"
     K = M.K
-    half = Fraction(1, 2)
-    L = [sum(1 for j in range(K) if mu[i][j] < half) for i in range(K)]
+    L = [sum(1 for v in mu[i] if 2 * v.numerator < v.denominator) for i in range(K)]  # µ < ½
     l1 = min(L)
     winners = [i for i in range(K) if L[i] == l1]
     if sorted(solves) != winners:
         raise AssertionError("the written matrix has another tournament than the floats")
     costs = CostBounds(mu, L)
-    cost_of = costs.of
+    cost_of = costs.bounds
     per = {}
     mu_float = M.values
     for i1, ws in solves.items():

@@ -25,15 +25,10 @@ import ctypes.util
 import functools
 import os
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+
+from .process_switch import ProcessSwitch
 
 __all__ = ["solver_stdout_guard"]
-
-_lock = threading.Lock()
-_depth = 0
-_saved_fd: int | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,9 +86,12 @@ def _restore(saved: int | None) -> None:
     os.close(saved)
 
 
-@contextmanager
-def solver_stdout_guard() -> Iterator[None]:
-    """Descriptor 1 points at the solver sink (``/dev/null`` by default) inside the block.
+_GUARD = ProcessSwitch(_redirect, _restore)
+
+
+def solver_stdout_guard() -> ProcessSwitch:
+    """Descriptor 1 points at the solver sink (``/dev/null`` by default) inside the block
+    (re-entrant and thread-safe: :class:`~.process_switch.ProcessSwitch`).
 
     Examples
     --------
@@ -101,16 +99,4 @@ def solver_stdout_guard() -> Iterator[None]:
     >>> with solver_stdout_guard():
     ...     pass  # build and solve a highspy model here
     """
-    global _depth, _saved_fd
-    with _lock:
-        if _depth == 0:
-            _saved_fd = _redirect()
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                saved, _saved_fd = _saved_fd, None
-                _restore(saved)
+    return _GUARD

@@ -5,6 +5,7 @@ gcd-free conversions."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import flint
@@ -16,15 +17,23 @@ from test_ecw import matrices  # tests/ is on sys.path (rootdir conftest, no __i
 
 from duelbound.solvers import certificate as cm
 from duelbound.solvers.certificate_verify import (
+    exact_costs,
     exact_difference,
     exact_min_lhs,
     exact_sum,
     reduced_fraction,
     to_matrix,
+    unreduced_sum,
 )
 from duelbound.solvers.compact_dual import integer_pieces
 from duelbound.solvers.cstar import solve_winner
-from duelbound.solvers.enclosure import _dyadic_nd, _threshold
+from duelbound.solvers.enclosure import (
+    CostBounds,
+    _dyadic_dot,
+    _dyadic_nd,
+    _dyadic_text,
+    _threshold,
+)
 from duelbound.solvers.formulations import explicit_rows
 from duelbound.theory import generators
 from duelbound.theory import tournament as st
@@ -111,22 +120,30 @@ def test_threshold_equals_brute_force(c, m):
     the h smallest) / (h − (n − m)), evaluated in Fractions; 0 without an m-subset."""
     n = len(c)
     if n < m:
-        assert _threshold(c, m) == 0
+        assert _threshold_of(c, m) == 0
         return
     s = sorted(c)
     want = min(sum(s[:h], Fraction(0)) / (h - (n - m)) for h in range(n - m + 1, n + 1))
-    assert _threshold(c, m) == want
+    assert _threshold_of(c, m) == want
+
+
+def _threshold_of(c: list[Fraction], m: int) -> Fraction:
+    """The threshold of Fractions: their numerators on the lcm of the denominators."""
+    den = math.lcm(*(v.denominator for v in c))
+    return _threshold([v.numerator * (den // v.denominator) for v in c], den, m)
 
 
 @settings(max_examples=60)
 @given(st_hyp.fractions(max_denominator=10**30), st_hyp.fractions(max_denominator=10**30),
        st_hyp.lists(st_hyp.fractions(max_denominator=2**64), max_size=12))
 def test_flint_conversions_equal_fraction_arithmetic(a, b, terms):
-    """No second gcd, same numbers: reduced_fraction, exact_difference and exact_sum against
-    Fraction arithmetic (Fraction equality compares numerator and denominator, so an
-    unreduced result would fail)."""
+    """No second gcd, same numbers: reduced_fraction, exact_difference, exact_sum and
+    unreduced_sum (fed unreduced terms) against Fraction arithmetic (Fraction equality
+    compares numerator and denominator, so an unreduced result would fail)."""
     assert exact_difference(a, b) == a - b
     assert exact_sum(terms) == sum(terms, Fraction(0))
+    n, d = unreduced_sum((v.numerator * 3, v.denominator * 3) for v in terms)  # unreduced in
+    assert Fraction(int(n), int(d)) == sum(terms, Fraction(0)) and d > 0
     q = flint.fmpq(a.numerator, a.denominator)
     r = reduced_fraction(q)
     assert (r.numerator, r.denominator) == (a.numerator, a.denominator)
@@ -137,8 +154,8 @@ def test_threshold_hand_example():
     """c = (3, 1, 2) with every 2-subset of e summing to ≥ 1: e = (0, 1, 1) costs 3, and
     no e costs less, as 3e₀ + e₁ + 2e₂ = (e₀ + e₁) + 2(e₀ + e₂) ≥ 3; the rule gives
     min((1 + 2)/1, (1 + 2 + 3)/2) = 3.  One 1-subset rule: every e_j ≥ 1, cost Σ c."""
-    assert _threshold([Fraction(3), Fraction(1), Fraction(2)], 2) == 3
-    assert _threshold([Fraction(1, 3), Fraction(1, 5)], 1) == Fraction(8, 15)
+    assert _threshold_of([Fraction(3), Fraction(1), Fraction(2)], 2) == 3
+    assert _threshold_of([Fraction(1, 3), Fraction(1, 5)], 1) == Fraction(8, 15)
 
 
 @settings(max_examples=80)
@@ -156,3 +173,72 @@ def test_dyadic_rounding_is_directed_reduced_and_representation_free(n, d, scale
         assert (r >= q) if up else (r <= q)
         assert abs(r - q) <= q / 2 ** (bits - 1)
         assert r == Fraction(r.numerator, r.denominator)  # Fraction(…) reduces
+
+
+# (k, s) in lowest terms: k odd, or s = 0
+_dyadics = st_hyp.one_of(
+    st_hyp.tuples(st_hyp.integers(0, 2**129).map(lambda v: 2 * v + 1), st_hyp.integers(0, 140)),
+    st_hyp.tuples(st_hyp.integers(0, 2**130), st_hyp.just(0)))
+
+
+@settings(max_examples=80)
+@given(st_hyp.lists(st_hyp.tuples(_dyadics, st_hyp.fractions(max_denominator=10**6)),
+                    max_size=20))
+def test_dyadic_pairs_read_as_the_fractions_they_name(terms):
+    """The enclosure's integer dyadics (k, s) = k / 2^s: the document text is the Fraction's
+    own ``str``, and Σ (k / 2^s) x is the plain Fraction sum (no gcd on the way, same
+    number: Fraction equality compares lowest terms)."""
+    for (k, s), _ in terms:
+        assert _dyadic_text((k, s)) == str(Fraction(k, 2**s))
+    want = sum((Fraction(k, 2**s) * x for (k, s), x in terms), Fraction(0))
+    assert _dyadic_dot(terms) == want
+
+
+@pytest.mark.parametrize("p", [Fraction(3, 5), Fraction(9, 10), Fraction(1, 1000),
+                               Fraction(999_999, 1_000_000), Fraction(2**52 + 1, 2**53),
+                               Fraction(1), Fraction(0)])
+def test_cost_bounds_enclose_r_over_d_at_200_digits(p):
+    """c⁻ ≤ r / d(p, ½) ≤ c⁺ and d⁻ ≤ d(p, ½) ≤ d⁺ with d evaluated by mpmath at 200 digits
+    (an independent evaluation: mpmath's log, not FLINT's balls), the bounds within 2^-96
+    relative; a pair of two winners (r = 0) costs exactly 0 and needs no table entry."""
+    import mpmath
+
+    mu = [[Fraction(1, 2), p, Fraction(1, 4)], [1 - p, Fraction(1, 2), Fraction(1, 4)],
+          [Fraction(3, 4), Fraction(3, 4), Fraction(1, 2)]]
+    L = [sum(1 for v in row if v < Fraction(1, 2)) for row in mu]
+    costs = CostBounds(mu, L)
+    with mpmath.workdps(200):
+        q = mpmath.mpf(p.numerator) / p.denominator
+        d = sum((v * mpmath.log(2 * v) for v in (q, 1 - q) if v), mpmath.mpf(0))
+        for (a, b) in ((0, 1), (0, 2)):
+            num = L[a] + L[b] - 2 * min(L)
+            (kl, sl), (kh, sh) = costs.bounds(a, b)
+            da = d if (a, b) == (0, 1) else _kl_at(mpmath, Fraction(1, 4))
+            c = mpmath.mpf(num) / (2 * (len(mu) - 1)) / da
+            lo, hi = mpmath.mpf(kl) / 2**sl, mpmath.mpf(kh) / 2**sh
+            assert lo <= c <= hi and hi - lo <= c * mpmath.mpf(2) ** -96
+            (dkl, dsl), (dkh, dsh) = costs.table[a, b][:2]
+            assert mpmath.mpf(dkl) / 2**dsl <= da <= mpmath.mpf(dkh) / 2**dsh
+    two_winners = CostBounds(mu, [0, 0, 1])
+    assert two_winners.bounds(1, 0) == ((0, 0), (0, 0)) and not two_winners.table
+
+
+def _kl_at(mpmath, p: Fraction):
+    q = mpmath.mpf(p.numerator) / p.denominator
+    return q * mpmath.log(2 * q) + (1 - q) * mpmath.log(2 * (1 - q))
+
+
+@pytest.mark.parametrize("K,seed", [(7, 2), (16, 0)])
+def test_exact_costs_are_the_regret_over_the_float_divergence(K, seed):
+    """c_p = r_p / d_p with r_p = (L_a + L_b − 2 L1) / (2 (K − 1)) counted from the matrix
+    and d_p the float d(µ_ab, ½) of the LP read exactly, in plain Fraction arithmetic;
+    exact_inputs' three lists agree with it."""
+    M = generators.random_matrix(K, seed)
+    px = solve_winner(M, int(st.copeland_winners(M)[0]), "compact").px
+    V = M.values
+    L = [sum(1 for j in range(K) if V[i, j] < 0.5) for i in range(K)]
+    want_r = [Fraction(L[a] + L[b] - 2 * min(L), 2 * (K - 1)) for a, b in px.pairs.tolist()]
+    want_d = [Fraction(float(v)) for v in px.d]
+    want_c = [r / d for r, d in zip(want_r, want_d)]
+    assert any(want_c) and exact_costs(M, px) == want_c
+    assert cm.exact_inputs(M, px) == (want_d, want_r, want_c)
