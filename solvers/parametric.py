@@ -45,12 +45,17 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
+
+try:  # the routine behind splu, for the raw factors (_superlu below); splu otherwise
+    from scipy.sparse.linalg._dsolve._superlu import gstrf as _gstrf
+except ImportError:  # pragma: no cover - another scipy layout
+    _gstrf = None
 
 from ..theory.errors import InvalidMatrixError, TieError
 from .cstar import FamilyModel
@@ -335,17 +340,62 @@ def _transpose_residual(Sp, Si, Sx, y, e) -> float:
     return worst
 
 
+@numba.njit(cache=True)
+def _canonical(indptr, indices) -> bool:
+    """Whether a CSC matrix has strictly increasing row indices in every column."""
+    for j in range(indptr.size - 1):
+        for e in range(indptr[j] + 1, indptr[j + 1]):
+            if indices[e] <= indices[e - 1]:
+                return False
+    return True
+
+
+def _raw_csc(arrays, shape=None):
+    """SuperLU's L and U as their (data, indices, indptr) arrays, not as csc matrices."""
+    return arrays
+
+
+#: splu's default options (scipy.sparse.linalg.splu passes these to gstrf)
+_SPLU_OPTIONS = {"DiagPivotThresh": None, "ColPerm": "COLAMD", "PanelSize": None,
+                 "Relax": None}
+
+
+def _superlu(Sp, Si, Sx, m: int) -> tuple:
+    """(perm_r, perm_c, U, L) of SuperLU on S (canonical CSC arrays), U and L as
+    (data, indices, indptr); raises RuntimeError when S is exactly singular.
+
+    The factorisation of ``splu`` (same routine, same options), called without the
+    sparse-matrix objects around it: at K = 30 they cost more than the factorisation
+    (three csc constructions with format checks per basis).  Falls back to ``splu``
+    where scipy's private ``_superlu.gstrf`` is missing or has another signature.
+    """
+    if _gstrf is not None:
+        try:
+            lu = _gstrf(m, int(Sp[-1]), np.ascontiguousarray(Sx, dtype=np.float64),
+                        Si.astype(np.intc), Sp.astype(np.intc), csc_construct_func=_raw_csc,
+                        ilu=False, options=_SPLU_OPTIONS)
+            return lu.perm_r, lu.perm_c, lu.U, lu.L
+        except TypeError:  # another scipy: the public route below
+            pass
+    lu = splu(sp.csc_matrix((Sx, Si, Sp), shape=(m, m)))
+    return lu.perm_r, lu.perm_c, (lu.U.data, lu.U.indices, lu.U.indptr), (
+        lu.L.data, lu.L.indices, lu.L.indptr)
+
+
 def _factors(Sp, Si, Sx, m: int) -> tuple[list, list] | None:
     """SuperLU factors of S (CSC arrays) as the fields of :func:`_basis_values`
     (int: perm_r, perm_c, Up, Ui, Lp, Li; float: Ux, Ud, Lx, Ld); None if singular."""
+    if not _canonical(Sp, Si):  # rows of A^T in CSR order are; splu would sort them
+        S = sp.csc_matrix((Sx, Si, Sp), shape=(m, m))
+        S.sum_duplicates()
+        Sp, Si, Sx = S.indptr, S.indices, S.data
     try:
-        lu = splu(sp.csc_matrix((Sx, Si, Sp), shape=(m, m)))
+        perm_r, perm_c, (Ux, Ui, Up), (Lx, Li, Lp) = _superlu(Sp, Si, Sx, m)
     except RuntimeError:  # exactly singular
         return None
-    U, L = lu.U, lu.L
-    Up, Ui, Ux, Ud = _split_diagonal(U.indptr, U.indices, U.data)
-    Lp, Li, Lx, Ld = _split_diagonal(L.indptr, L.indices, L.data)
-    return [lu.perm_r, lu.perm_c, Up, Ui, Lp, Li], [Ux, Ud, Lx, Ld]
+    Up, Ui, Ux, Ud = _split_diagonal(Up, Ui, Ux)
+    Lp, Li, Lx, Ld = _split_diagonal(Lp, Li, Lx)
+    return [perm_r, perm_c, Up, Ui, Lp, Li], [Ux, Ud, Lx, Ld]
 
 
 class BasisTest:
@@ -560,19 +610,21 @@ class CStarTracker:
         return self._verdict[1]
 
     def solve(self, mu: np.ndarray, d: np.ndarray | None = None, *,
-              checks: bool = True) -> TrackerSolution:
+              checks: bool = True, out: np.ndarray | None = None) -> TrackerSolution:
         """Solve C*_{i1}(µ) for every Copeland winner of µ (no ties allowed).
 
         ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.  ``checks``:
         also form the rows G of :func:`basis_checks` (large: ~K² × K² floats); without
-        them :meth:`still_optimal` answers the same question.
+        them :meth:`still_optimal` answers the same question.  ``out``: a K × K² float
+        buffer that receives ``evidence`` (and is returned as it); only the rows of the
+        Copeland winners are written, each whole (a fresh K × K² array of zeros per
+        solve cost the simulator ≈ 1 ms at K = 100).
         """
 
         K = self.K
         mu = self._check(mu)
         d = kl_half_core(mu) if d is None else np.ascontiguousarray(d, dtype=np.float64)
         L = losses_core(mu)
-        r = regret_core(mu)
         key = (mu > 0.5).tobytes()
         models = self._models.pop(key, None) or {}
         self._models[key] = models
@@ -582,23 +634,26 @@ class CStarTracker:
         pair_costs_core(L, d, c)
         passed = self._passed(key, c)
         zero = np.flatnonzero(c == 0.0)
-        X = np.zeros((K, K * K))
+        X = np.zeros((K, K * K)) if out is None else out
         current = []
         for n, i1 in enumerate(int(i) for i in np.flatnonzero(L == L.min())):
             w = models.get(i1)
             if passed is None or not passed[n]:
-                px = pair_index(mu, d, r, i1)
                 if w is None:
+                    px = pair_index(mu, d, regret_core(mu), i1)
                     fm = FamilyModel(mu, i1, px, self.backend, backend_checked=True, lean=True)
                     w = models[i1] = _Winner(fm, px.pairs[:, 0] * K + px.pairs[:, 1])
                     self.models_built += 1
-                else:
-                    w.fm.set_costs(mu, px)
+                else:  # same pairs as the model's; c holds their costs r/d (pair_index's)
+                    w.fm.set_costs(mu, replace(w.fm.px, cost=c[w.slots],
+                                               d=d.ravel()[w.slots]))
                     w.fm.model.restart_from_basis()  # the vertex: f(basis, costs) only
                 w.sol, w.test = w.fm.solve(), None
                 self.lp_solves += 1
             # a basis that passed its test belongs to a model solved before
             assert w is not None and w.sol is not None
+            if out is not None:
+                X[i1] = 0.0
             X[i1, w.slots] = np.clip(w.sol.v[:w.slots.size], 0.0, 1.0)
             current.append((i1, w))
         self._key, self._current, self._zero = key, current, zero
