@@ -176,8 +176,8 @@ def test_basic_flags_without_get_basic_variables_agree():
     columns and rows basic, read from the full basis's enum statuses."""
     highspy = pytest.importorskip("highspy")
     from duelbound.solvers.formulations import compact_lp, pair_index
-    from duelbound.solvers.oracle import regret_core
     from duelbound.solvers.lp import _basic_flags, _load_highs
+    from duelbound.solvers.oracle import regret_core
     from duelbound.solvers.quiet import solver_stdout_guard
 
     class OnlyGetBasis:  # what an old highspy's model offers
