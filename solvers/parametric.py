@@ -57,7 +57,7 @@ try:  # the routine behind splu, for the raw factors (_superlu below); splu othe
 except ImportError:  # pragma: no cover - another scipy layout
     _gstrf = None
 
-from ..theory.errors import InvalidMatrixError, TieError
+from ..theory.errors import DuelboundError, InvalidMatrixError, TieError
 from .cstar import FamilyModel
 from .formulations import LPData, pair_index
 from .lp import LPSolution, available_backend
@@ -610,6 +610,13 @@ class CStarTracker:
                            ties)
         return mu
 
+    def _check_out(self, out) -> None:
+        K = self.K
+        if not (isinstance(out, np.ndarray) and out.shape == (K, K * K)
+                and out.dtype == np.float64 and out.flags.writeable):
+            raise DuelboundError(f"CStarTracker.solve: out must be a writeable float64 array "
+                                 f"of shape ({K}, {K * K}), got {getattr(out, 'shape', out)!r}")
+
     def _passed(self, key: bytes, c: np.ndarray) -> np.ndarray | None:
         """Per winner, whether its basis passed :meth:`still_optimal` at exactly ``c``."""
         if self._verdict is None or key != self._key or not np.array_equal(self._verdict[0], c):
@@ -630,6 +637,8 @@ class CStarTracker:
 
         K = self.K
         mu = self._check(mu)
+        if out is not None:
+            self._check_out(out)
         d = kl_half_core(mu) if d is None else np.ascontiguousarray(d, dtype=np.float64)
         L = losses_core(mu)
         key = (mu > 0.5).tobytes()

@@ -23,7 +23,7 @@ from duelbound.solvers.parametric import (
     pair_costs_core,
 )
 from duelbound.theory import PreferenceMatrix, datasets, generators
-from duelbound.theory.errors import InvalidMatrixError
+from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 
 
 def _perturb(mu: np.ndarray, scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -329,3 +329,6 @@ def test_solve_into_a_buffer_writes_the_winners_rows_of_a_fresh_solve():
                 px = pair_index(mu, kl_half_core(mu), regret_core(mu), i1)
                 np.testing.assert_array_equal(w.fm.px.cost, px.cost)
                 np.testing.assert_array_equal(w.fm.model.data.c[:px.cost.size], px.cost)
+    for bad in (np.zeros((M.K, M.K)), np.zeros((M.K, M.K * M.K), dtype=np.float32)):
+        with pytest.raises(DuelboundError, match="out must be"):
+            a.solve(M.values, checks=False, out=bad)
