@@ -154,14 +154,21 @@ def _read_highs(h, backend: str, t0: float, scale: float = 1.0,
         cs = np.array([int(s) for s in basis.col_status], dtype=np.int8)
         rs = np.array([int(s) for s in basis.row_status], dtype=np.int8)
     info = h.getInfo()
-    return LPSolution(float(info.objective_function_value) / scale, np.array(sol.col_value),
-                      np.array(sol.row_dual) / scale, np.array(sol.col_dual) / scale, backend,
+    return LPSolution(float(info.objective_function_value) / scale, _floats(sol.col_value),
+                      _floats(sol.row_dual) / scale, _floats(sol.col_dual) / scale, backend,
                       time.perf_counter() - t0, cs, rs, int(info.simplex_iteration_count))
+
+
+def _floats(values: list) -> np.ndarray:
+    """A list of floats (highspy returns the solution's vectors as lists) as an array:
+    ``np.fromiter`` with the type given, a third of ``np.array``'s time (it infers the type
+    entry by entry: 0.2–0.5 ms for the 15 309 columns at K = 100)."""
+    return np.fromiter(values, dtype=np.float64, count=len(values))
 
 
 def _read_highs_lean(h, backend: str, t0: float, scale: float, lb: np.ndarray,
                      ub: np.ndarray) -> LPSolution:
-    v = np.array(h.getSolution().col_value)
+    v = _floats(h.getSolution().col_value)
     flags = _basic_flags(h, len(v), h.getNumRow())
     info = h.getInfo()
     cs = rs = None

@@ -45,14 +45,19 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 
-from ..theory.errors import InvalidMatrixError, TieError
+try:  # the routine behind splu, for the raw factors (_superlu below); splu otherwise
+    from scipy.sparse.linalg._dsolve._superlu import gstrf as _gstrf
+except ImportError:  # pragma: no cover - another scipy layout
+    _gstrf = None
+
+from ..theory.errors import DuelboundError, InvalidMatrixError, TieError
 from .cstar import FamilyModel
 from .formulations import LPData, pair_index
 from .lp import LPSolution, available_backend
@@ -207,6 +212,25 @@ def pack_tests(parts: list[tuple[list[np.ndarray], list[np.ndarray]]]
 
 
 @numba.njit(cache=True)
+def _transposed_solve(u, perm_r, Up, Ui, Ux, Ud, Lp, Li, Lx, Ld, out) -> None:
+    """y = S^{-T} b into ``out[:m]`` from u = Pc^T b (overwritten), with SuperLU's factors
+    Pr S Pc = L U (CSC, diagonals apart): U^T s = u forward, L^T t = s backward, y = Pr^T t."""
+    m = u.size
+    for j in range(m):  # U^T s = u
+        acc = u[j]
+        for e in range(Up[j], Up[j + 1]):
+            acc -= Ux[e] * u[Ui[e]]
+        u[j] = acc / Ud[j]
+    for j in range(m - 1, -1, -1):  # L^T t = s
+        acc = u[j]
+        for e in range(Lp[j], Lp[j + 1]):
+            acc -= Lx[e] * u[Li[e]]
+        u[j] = acc / Ld[j]
+    for i in range(m):
+        out[i] = u[perm_r[i]]
+
+
+@numba.njit(cache=True)
 def _basis_values(ib, fb, w, c, out) -> bool:
     """G c of basis ``w`` of the packed buffers at pair costs ``c`` into ``out``
     ([y; sign·z], :func:`basis_checks`); False (``out`` untouched) if it is not valid.
@@ -235,18 +259,7 @@ def _basis_values(ib, fb, w, c, out) -> bool:
     for i in range(m):  # (Pc^T c_B)[perm_c[i]] = c_B[i]
         if bslot[i] >= 0:
             u[perm_c[i]] = c[bslot[i]]
-    for j in range(m):  # U^T s = u
-        acc = u[j]
-        for e in range(Up[j], Up[j + 1]):
-            acc -= Ux[e] * u[Ui[e]]
-        u[j] = acc / Ud[j]
-    for j in range(m - 1, -1, -1):  # L^T t = s
-        acc = u[j]
-        for e in range(Lp[j], Lp[j + 1]):
-            acc -= Lx[e] * u[Li[e]]
-        u[j] = acc / Ld[j]
-    for i in range(m):
-        out[i] = u[perm_r[i]]
+    _transposed_solve(u, perm_r, Up, Ui, Ux, Ud, Lp, Li, Lx, Ld, out)
     for k in range(nbslot.size):
         z = c[nbslot[k]] if nbslot[k] >= 0 else 0.0
         for e in range(Ap[k], Ap[k + 1]):
@@ -335,17 +348,62 @@ def _transpose_residual(Sp, Si, Sx, y, e) -> float:
     return worst
 
 
+@numba.njit(cache=True)
+def _canonical(indptr, indices) -> bool:
+    """Whether a CSC matrix has strictly increasing row indices in every column."""
+    for j in range(indptr.size - 1):
+        for e in range(indptr[j] + 1, indptr[j + 1]):
+            if indices[e] <= indices[e - 1]:
+                return False
+    return True
+
+
+def _raw_csc(arrays, shape=None):
+    """SuperLU's L and U as their (data, indices, indptr) arrays, not as csc matrices."""
+    return arrays
+
+
+#: splu's default options (scipy.sparse.linalg.splu passes these to gstrf)
+_SPLU_OPTIONS = {"DiagPivotThresh": None, "ColPerm": "COLAMD", "PanelSize": None,
+                 "Relax": None}
+
+
+def _superlu(Sp, Si, Sx, m: int) -> tuple:
+    """(perm_r, perm_c, U, L) of SuperLU on S (canonical CSC arrays), U and L as
+    (data, indices, indptr); raises RuntimeError when S is exactly singular.
+
+    The factorisation of ``splu`` (same routine, same options), called without the
+    sparse-matrix objects around it: at K = 30 they cost more than the factorisation
+    (three csc constructions with format checks per basis).  Falls back to ``splu``
+    where scipy's private ``_superlu.gstrf`` is missing or has another signature.
+    """
+    if _gstrf is not None:
+        try:
+            lu = _gstrf(m, int(Sp[-1]), np.ascontiguousarray(Sx, dtype=np.float64),
+                        Si.astype(np.intc), Sp.astype(np.intc), csc_construct_func=_raw_csc,
+                        ilu=False, options=_SPLU_OPTIONS)
+            return lu.perm_r, lu.perm_c, lu.U, lu.L
+        except TypeError:  # another scipy: the public route below
+            pass
+    lu = splu(sp.csc_matrix((Sx, Si, Sp), shape=(m, m)))
+    return lu.perm_r, lu.perm_c, (lu.U.data, lu.U.indices, lu.U.indptr), (
+        lu.L.data, lu.L.indices, lu.L.indptr)
+
+
 def _factors(Sp, Si, Sx, m: int) -> tuple[list, list] | None:
     """SuperLU factors of S (CSC arrays) as the fields of :func:`_basis_values`
     (int: perm_r, perm_c, Up, Ui, Lp, Li; float: Ux, Ud, Lx, Ld); None if singular."""
+    if not _canonical(Sp, Si):  # rows of A^T in CSR order are; splu would sort them
+        S = sp.csc_matrix((Sx, Si, Sp), shape=(m, m))
+        S.sum_duplicates()
+        Sp, Si, Sx = S.indptr, S.indices, S.data
     try:
-        lu = splu(sp.csc_matrix((Sx, Si, Sp), shape=(m, m)))
+        perm_r, perm_c, (Ux, Ui, Up), (Lx, Li, Lp) = _superlu(Sp, Si, Sx, m)
     except RuntimeError:  # exactly singular
         return None
-    U, L = lu.U, lu.L
-    Up, Ui, Ux, Ud = _split_diagonal(U.indptr, U.indices, U.data)
-    Lp, Li, Lx, Ld = _split_diagonal(L.indptr, L.indices, L.data)
-    return [lu.perm_r, lu.perm_c, Up, Ui, Lp, Li], [Ux, Ud, Lx, Ld]
+    Up, Ui, Ux, Ud = _split_diagonal(Up, Ui, Ux)
+    Lp, Li, Lx, Ld = _split_diagonal(Lp, Li, Lx)
+    return [perm_r, perm_c, Up, Ui, Lp, Li], [Ux, Ud, Lx, Ld]
 
 
 class BasisTest:
@@ -398,8 +456,7 @@ class BasisTest:
         Ap, Ai, Ax = _select(AT.indptr, AT.indices, AT.data, nb_idx, pos)
         Sp, Si, Sx = _select(AT.indptr, AT.indices, AT.data, b_idx, pos)  # S in CSC
         fac = _factors(Sp, Si, Sx, b_idx.size) if b_idx.size else (
-            [np.zeros(0), np.zeros(0), np.zeros(1), np.zeros(0), np.zeros(1), np.zeros(0)],
-            [np.zeros(0)] * 4)
+            [np.zeros(n, dtype=np.int64) for n in (0, 0, 1, 0, 1, 0)], [np.zeros(0)] * 4)
         if fac is None:
             return
         (perm_r, perm_c, Up, Ui, Lp, Li), (Ux, Ud, Lx, Ld) = fac
@@ -408,10 +465,10 @@ class BasisTest:
         # the accuracy check of basis_checks through the compiled solve itself, on a
         # fixed right-hand side without structure (every basic column priced by it)
         e = np.cos(1.7 * np.arange(b_idx.size) + 0.3)
-        ib, fb = pack_tests([([*parts[0][:1], np.arange(b_idx.size), np.zeros(0),
-                               *parts[0][3:]], parts[1])])
+        u = np.empty(b_idx.size)
+        u[perm_c] = e  # Pc^T e
         y = np.empty(b_idx.size)
-        _basis_values(ib, fb, 0, e, y)
+        _transposed_solve(u, perm_r, Up, Ui, Ux, Ud, Lp, Li, Lx, Ld, y)
         if not np.all(np.isfinite(y)) or _transpose_residual(Sp, Si, Sx, y, e) > 1e-9 * max(
                 1.0, float(np.abs(y).max(initial=0.0))):
             return
@@ -553,6 +610,13 @@ class CStarTracker:
                            ties)
         return mu
 
+    def _check_out(self, out) -> None:
+        K = self.K
+        if not (isinstance(out, np.ndarray) and out.shape == (K, K * K)
+                and out.dtype == np.float64 and out.flags.writeable):
+            raise DuelboundError(f"CStarTracker.solve: out must be a writeable float64 array "
+                                 f"of shape ({K}, {K * K}), got {getattr(out, 'shape', out)!r}")
+
     def _passed(self, key: bytes, c: np.ndarray) -> np.ndarray | None:
         """Per winner, whether its basis passed :meth:`still_optimal` at exactly ``c``."""
         if self._verdict is None or key != self._key or not np.array_equal(self._verdict[0], c):
@@ -560,19 +624,23 @@ class CStarTracker:
         return self._verdict[1]
 
     def solve(self, mu: np.ndarray, d: np.ndarray | None = None, *,
-              checks: bool = True) -> TrackerSolution:
+              checks: bool = True, out: np.ndarray | None = None) -> TrackerSolution:
         """Solve C*_{i1}(µ) for every Copeland winner of µ (no ties allowed).
 
         ``d`` (d(µ_ij, ½)) may be passed when the caller keeps it already.  ``checks``:
         also form the rows G of :func:`basis_checks` (large: ~K² × K² floats); without
-        them :meth:`still_optimal` answers the same question.
+        them :meth:`still_optimal` answers the same question.  ``out``: a K × K² float
+        buffer that receives ``evidence`` (and is returned as it); only the rows of the
+        Copeland winners are written, each whole (a fresh K × K² array of zeros per
+        solve cost the simulator ≈ 1 ms at K = 100).
         """
 
         K = self.K
         mu = self._check(mu)
+        if out is not None:
+            self._check_out(out)
         d = kl_half_core(mu) if d is None else np.ascontiguousarray(d, dtype=np.float64)
         L = losses_core(mu)
-        r = regret_core(mu)
         key = (mu > 0.5).tobytes()
         models = self._models.pop(key, None) or {}
         self._models[key] = models
@@ -582,23 +650,26 @@ class CStarTracker:
         pair_costs_core(L, d, c)
         passed = self._passed(key, c)
         zero = np.flatnonzero(c == 0.0)
-        X = np.zeros((K, K * K))
+        X = np.zeros((K, K * K)) if out is None else out
         current = []
         for n, i1 in enumerate(int(i) for i in np.flatnonzero(L == L.min())):
             w = models.get(i1)
             if passed is None or not passed[n]:
-                px = pair_index(mu, d, r, i1)
                 if w is None:
+                    px = pair_index(mu, d, regret_core(mu), i1)
                     fm = FamilyModel(mu, i1, px, self.backend, backend_checked=True, lean=True)
                     w = models[i1] = _Winner(fm, px.pairs[:, 0] * K + px.pairs[:, 1])
                     self.models_built += 1
-                else:
-                    w.fm.set_costs(mu, px)
+                else:  # same pairs as the model's; c holds their costs r/d (pair_index's)
+                    w.fm.set_costs(mu, replace(w.fm.px, cost=c[w.slots],
+                                               d=d.ravel()[w.slots]))
                     w.fm.model.restart_from_basis()  # the vertex: f(basis, costs) only
                 w.sol, w.test = w.fm.solve(), None
                 self.lp_solves += 1
             # a basis that passed its test belongs to a model solved before
             assert w is not None and w.sol is not None
+            if out is not None:
+                X[i1] = 0.0
             X[i1, w.slots] = np.clip(w.sol.v[:w.slots.size], 0.0, 1.0)
             current.append((i1, w))
         self._key, self._current, self._zero = key, current, zero

@@ -23,7 +23,7 @@ from duelbound.solvers.parametric import (
     pair_costs_core,
 )
 from duelbound.theory import PreferenceMatrix, datasets, generators
-from duelbound.theory.errors import InvalidMatrixError
+from duelbound.theory.errors import DuelboundError, InvalidMatrixError
 
 
 def _perturb(mu: np.ndarray, scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -261,3 +261,74 @@ def test_restart_from_basis_makes_a_warm_resolve_independent_of_earlier_runs():
             out.append(fm.model.solve())
         assert out[0].iterations == out[1].iterations
         np.testing.assert_array_equal(out[0].v, out[1].v)
+
+
+def test_raw_superlu_factors_are_splus():
+    """parametric._superlu (scipy's gstrf without the csc objects around it) returns the
+    permutations and the L, U arrays of the public ``splu`` on the same matrix, bit for
+    bit, and so does its fallback through ``splu``; _factors also takes columns whose
+    row indices are not sorted (then splu's canonical order first)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+
+    from duelbound.solvers import parametric
+
+    def arrays(raw):
+        perm_r, perm_c, U, L = raw
+        return [perm_r, perm_c] + [a[:f[2][-1]] for f in (U, L) for a in f[:2]] + [U[2], L[2]]
+
+    for m, seed in ((1, 0), (7, 1), (60, 2), (400, 3)):
+        S = (sp.random(m, m, density=min(1.0, 3.0 / m), random_state=seed, format="csc")
+             + sp.eye(m, format="csc")).tocsc()
+        S.sort_indices()
+        lu = splu(S)
+        want = [lu.perm_r, lu.perm_c, lu.U.data, lu.U.indices, lu.L.data, lu.L.indices,
+                lu.U.indptr, lu.L.indptr]
+        got = arrays(parametric._superlu(S.indptr, S.indices, S.data, m))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        gstrf, parametric._gstrf = parametric._gstrf, None
+        try:
+            got = arrays(parametric._superlu(S.indptr, S.indices, S.data, m))
+        finally:
+            parametric._gstrf = gstrf
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+    # unsorted rows within a column: the factors of the same matrix
+    S = sp.csc_matrix(np.array([[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [1.0, 0.0, 4.0]]))
+    order = np.concatenate([np.arange(S.indptr[j], S.indptr[j + 1])[::-1] for j in range(3)])
+    shuffled = parametric._factors(S.indptr, S.indices[order], S.data[order], 3)
+    sorted_ = parametric._factors(S.indptr, S.indices, S.data, 3)
+    for a, b in zip([*shuffled[0], *shuffled[1]], [*sorted_[0], *sorted_[1]], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert parametric._factors(np.array([0, 1, 2]), np.array([0, 0]), np.ones(2), 2) is None
+
+
+def test_solve_into_a_buffer_writes_the_winners_rows_of_a_fresh_solve():
+    """solve(out=X) on a buffer full of NaN: the rows of the Copeland winners equal the
+    evidence of an independent tracker's solve (no buffer), bit for bit, along a stream
+    of matrices with one tournament; the costs a re-solve sets (from pair_costs_core)
+    are pair_index's r/d, bit for bit."""
+    from duelbound.solvers.formulations import pair_index
+    from duelbound.solvers.oracle import regret_core
+
+    rng = np.random.default_rng(5)
+    for M in (datasets.load("multi_winner"), generators.random_matrix(8, 2)):
+        a, b = CStarTracker(M.K), CStarTracker(M.K)
+        X = np.full((M.K, M.K * M.K), np.nan)
+        for step in range(5):
+            mu = M.values if step == 0 else _perturb(M.values, 0.3, rng)
+            got = a.solve(mu, checks=False, out=X)
+            want = b.solve(mu, checks=False)
+            assert got.evidence is X
+            winners = np.flatnonzero(np.isfinite(want.values))
+            np.testing.assert_array_equal(X[winners], want.evidence[winners])
+            np.testing.assert_array_equal(got.values, want.values)
+            np.testing.assert_array_equal(got.allocation, want.allocation)
+            for i1, w in a._current:
+                px = pair_index(mu, kl_half_core(mu), regret_core(mu), i1)
+                np.testing.assert_array_equal(w.fm.px.cost, px.cost)
+                np.testing.assert_array_equal(w.fm.model.data.c[:px.cost.size], px.cost)
+    for bad in (np.zeros((M.K, M.K)), np.zeros((M.K, M.K * M.K), dtype=np.float32)):
+        with pytest.raises(DuelboundError, match="out must be"):
+            a.solve(M.values, checks=False, out=bad)

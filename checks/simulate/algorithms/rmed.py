@@ -176,8 +176,8 @@ def _cw_prepare(M, env) -> tuple:
     return (False, tid)
 
 
-def _cw_resolve_py(tid: int, mh: np.ndarray, dh: np.ndarray) -> np.ndarray:
-    return _TRACKERS[tid].solve(mh, dh, checks=False).evidence
+def _cw_resolve_py(tid: int, mh: np.ndarray, dh: np.ndarray, X: np.ndarray) -> None:
+    _TRACKERS[tid].solve(mh, dh, checks=False, out=X)
 
 
 def _cw_still_optimal_py(tid: int, cost: np.ndarray) -> bool:
@@ -185,12 +185,12 @@ def _cw_still_optimal_py(tid: int, cost: np.ndarray) -> bool:
 
 
 @nb.njit(cache=True)
-def _cw_resolve(tid, mh, dh):
+def _cw_resolve(tid, mh, dh, X):
     """The LP of [K16] §3 on µ̂ for every empirical winner (warm-started HiGHS models of
-    :class:`duelbound.solvers.parametric.CStarTracker`): the optimal vertices X."""
-    with nb.objmode(X="float64[:, :]"):
-        X = _cw_resolve_py(tid, mh, dh)
-    return X
+    :class:`duelbound.solvers.parametric.CStarTracker`): the optimal vertices into the
+    rows of X of the empirical Copeland winners."""
+    with nb.objmode():
+        _cw_resolve_py(tid, mh, dh, X)
 
 
 @nb.njit(cache=True)
@@ -442,7 +442,7 @@ def run_cw_rmed(env, rng, ecw, tracker, alpha, beta, membership="RE", lazy=True)
                     keep = lazy and basis_version == state[2] and (
                         cost_version == state[0] or _cw_still_optimal(tracker, cost))
                     if not keep:
-                        X = _cw_resolve(tracker, mh, dh)
+                        _cw_resolve(tracker, mh, dh, X)
                         basis_version = state[2]
                     cost_version = state[0]
                     star = cw_values_core(cost, X, L, dh, values, q)
