@@ -553,8 +553,8 @@ def bound_table(matrices: Iterable[PreferenceMatrix],
         raise DuelboundError("bound_table needs at least one bound")
     entries = []
     for idx, M in enumerate(mats):
+        lb = cached_lower_bound(M)  # first: C^E*'s term reuses its certificate's brackets
         terms = upper_bounds(M, names, params)
-        lb = cached_lower_bound(M)
         cert = lb.certificate.get("status") if isinstance(lb.certificate, dict) else None
         entries.append(BoundTableEntry(
             matrix=M.name or f"matrix{idx + 1}", K=M.K, lower=float(lb.value),
