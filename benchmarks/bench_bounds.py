@@ -15,6 +15,7 @@ import statistics
 import time
 
 from duelbound.solvers import bound_terms as ub
+from duelbound.solvers import shared_solves
 from duelbound.solvers.comparison import bound_table
 from duelbound.solvers.cstar import lower_bound
 from duelbound.solvers.tables import Column, Table, render
@@ -45,7 +46,7 @@ def main() -> None:
         M = generators.random_matrix(K, args.seed, name=f"K{K}")
         def one(n, M=M):
             ub._facts.cache_clear()  # time the structure facts too (no caching)
-            ub._ecw.cache_clear()
+            shared_solves.clear()
             ub.upper_bound(M, n)
 
         for n in names:
@@ -54,8 +55,7 @@ def main() -> None:
 
         def table(M=M):
             ub._facts.cache_clear()
-            ub._ecw.cache_clear()
-            ub._lower.cache_clear()
+            shared_solves.clear()
             bound_table([M]).render("md")
 
         rows["bound_table (md)"][f"K{K}"] = timed(table, 1)

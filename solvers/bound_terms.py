@@ -57,8 +57,7 @@ from ..theory.errors import DuelboundError, UnknownNameError
 from ..theory.kl import kl_bernoulli, kl_half
 from ..theory.matrix import PreferenceMatrix
 from ..theory.regret import Conversion, check_convention, convert
-from .cstar import lower_bound
-from .ecw import ecw_bound
+from .shared_solves import cached_ecw_bound, cached_lower_bound
 
 __all__ = [
     "KIND_LOG_T", "KIND_LOGLOG_T", "KIND_ORDER", "KINDS", "AssumptionCheck", "BoundTerm",
@@ -326,38 +325,6 @@ _DMIN_NOTE = "Δ = Δ_min"
 
 # -- [K16]: CW-RMED and ECW-RMED ----------------------------------------------------
 
-#: The results :func:`cached_lower_bound` has computed (the last 32), readable without
-#: solving: C^E*'s term takes its exact brackets from C*'s certificate when there is one.
-_SOLVED: dict[PreferenceMatrix, Any] = {}
-
-
-@functools.lru_cache(maxsize=32)
-def cached_lower_bound(M: PreferenceMatrix):
-    """:func:`~duelbound.solvers.cstar.lower_bound` of ``M``, cached per matrix (the
-    terms and tables that share C* solve it once)."""
-    lb = lower_bound(M)
-    if len(_SOLVED) >= 32:
-        _SOLVED.pop(next(iter(_SOLVED)))
-    _SOLVED[M] = lb
-    return lb
-
-
-@functools.lru_cache(maxsize=32)
-def _ecw(M: PreferenceMatrix):
-    """:func:`~duelbound.solvers.ecw.ecw_bound` of ``M``, cached.  When C* of ``M`` was
-    solved and certified already (tables solve it first), C^E* is clamped into the brackets
-    its certificate's enclosure holds (the same exact matrix and cost bounds; 0.24 s at
-    K = 136 not spent twice), as :func:`~duelbound.solvers.bounds_report.bounds_report`
-    does; otherwise ``ecw_bound`` encloses it on its own."""
-    lb = _SOLVED.get(M)
-    enclosure = lb.proof.enclosure if lb is not None else None
-    if enclosure is None:
-        return ecw_bound(M)
-    res = ecw_bound(M, enclose=False)
-    res.clamp_to_enclosure(M, enclosure.ecw)
-    return res
-
-
 def cw_rmed(M: PreferenceMatrix) -> BoundTerm:
     """C*: CW-RMED's coefficient, equal to the lower bound ([K16] Th. 2 and Th. 3).
 
@@ -381,7 +348,7 @@ def cw_rmed(M: PreferenceMatrix) -> BoundTerm:
 
 def ecw_rmed(M: PreferenceMatrix) -> BoundTerm:
     """C^E* = min_i1 C^E*_i1, ECW-RMED's coefficient ([K16] Theorem 4)."""
-    res = _ecw(M)
+    res = cached_ecw_bound(M)
     unique = len(res.winners) == 1
     return BoundTerm(
         name="ecw-rmed", algorithm="ECW-RMED", expression="C^E* = min_i1 C^E*_i1",

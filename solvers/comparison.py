@@ -55,9 +55,9 @@ from .bound_terms import (
     BoundTerm,
     Conversion,
     bound_names,
-    cached_lower_bound,
     upper_bounds,
 )
+from .shared_solves import cached_lower_bound
 
 __all__ = ["bound_table", "BoundTable", "BoundTableEntry", "SHORT_LABELS", "LABELS",
            "plot_bounds", "resolve_bounds"]

@@ -609,14 +609,12 @@ def test_table_encloses_ce_star_once_with_the_numbers_of_its_own_enclosure(monke
     """The table solves C* first; C^E*'s term then clamps into the brackets C*'s certificate
     already holds: ecw_enclosure runs once per winner (in the certificate), not twice, and
     the term equals ecw_bound's own enclosed value."""
-    from duelbound.solvers import ecw_bound, enclosure
+    from duelbound.solvers import ecw_bound, enclosure, shared_solves
     from duelbound.theory.generators import random_matrix
 
     M = random_matrix(12, 1234)
     want = ecw_bound(M)  # encloses C^E* by itself
-    for cache in (ub._ecw, ub.cached_lower_bound):
-        cache.cache_clear()
-    ub._SOLVED.clear()
+    shared_solves.clear()
     calls: list[int] = []
     real = enclosure.ecw_enclosure
 
@@ -627,6 +625,6 @@ def test_table_encloses_ce_star_once_with_the_numbers_of_its_own_enclosure(monke
     monkeypatch.setattr(enclosure, "ecw_enclosure", counted)
     entry = bound_table([M], bounds=["cw-rmed", "ecw-rmed"]).entries[0]
     term = next(t for t in entry.terms if t.name == "ecw-rmed")
-    assert ub.cached_lower_bound(M).proof.enclosure is not None
+    assert shared_solves.cached_lower_bound(M).proof.enclosure is not None
     assert sorted(calls) == sorted(want.per_winner)  # once each, by the certificate
     assert term.value == want.value
