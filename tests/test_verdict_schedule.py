@@ -152,8 +152,14 @@ def test_runs_failing_with_the_winner_last_are_named():
 # -- end to end: the blind variants (examples/blind_variants.py) -----------------------------
 
 def _verify(spec: str, **kw):
+    """verify_algorithm with the environment's master seed pinned: the judge draws it from
+    fresh secret entropy on every call (judged code must not predict its duels), which
+    makes a verdict near a rule's threshold a draw of its own — etc_doubling_sqrt on cyclic
+    came out INCONCLUSIVE instead of WARN once in a CI-like run (R(H)/R(H/2) 1.37
+    [1.26, 1.49]); WARN on environment seeds 1-8, 4 the tightest (1.44 [1.43, 1.46])."""
     from duelbound.checks.verify.harness import verify_algorithm
 
+    kw.setdefault("environment_seed", 4)
     return verify_algorithm(spec, isolation="process", **kw)
 
 
