@@ -90,6 +90,12 @@ def _dyadic_ks(n: int, d: int, bits: int, up: bool) -> Dyadic:
     return k >> tz, s - tz
 
 
+def _on_one_power_of_two(c: list[Dyadic]) -> tuple[list[int], int]:
+    """Dyadics (k, s) as integer numerators over their common denominator 2^max s."""
+    top = max((s for _, s in c), default=0)
+    return [k << (top - s) for k, s in c], 1 << top
+
+
 def _dyadic_text(v: Dyadic) -> str:
     """``str`` of the Fraction k / 2^s (the document's number format), made without it."""
     k, s = v
@@ -100,11 +106,12 @@ def _dyadic_dot(terms) -> Fraction:
     """Σ (k / 2^s) · x exactly over pairs (dyadic (k, s), Fraction x): per denominator of x
     the products' numerators are added as integers on one power of two (no gcd per term)."""
     terms = list(terms)
-    top = max((s for (_, s), _ in terms), default=0)
+    dyadics, xs = zip(*terms) if terms else ((), ())
+    nums, two = _on_one_power_of_two(list(dyadics))
     by_den: dict[int, int] = {}
-    for (k, s), x in terms:
-        by_den[x.denominator] = by_den.get(x.denominator, 0) + (k * x.numerator << (top - s))
-    return exact_sum(Fraction(n, d << top) for d, n in by_den.items())
+    for k, x in zip(nums, xs):
+        by_den[x.denominator] = by_den.get(x.denominator, 0) + k * x.numerator
+    return exact_sum(Fraction(n, d * two) for d, n in by_den.items())
 
 
 def _q(v: Fraction) -> str:
@@ -290,12 +297,6 @@ def _threshold(c: list[int], den: int, m: int) -> Fraction:
     return Fraction(best, (best_h - k) * den)
 
 
-def _on_one_power_of_two(c: list[Dyadic]) -> tuple[list[int], int]:
-    """Dyadics (k, s) as integer numerators over their common denominator 2^max s."""
-    top = max((s for _, s in c), default=0)
-    return [k << (top - s) for k, s in c], 1 << top
-
-
 def ecw_enclosure(mu: list[list[Fraction]], L: list[int], i1: int,
                   costs: CostBounds) -> tuple[Fraction, Fraction]:
     """[lo, hi] ∋ C^E*_{i1} ([K16] §4.2, Theorem 5; docs/math.md §6).
@@ -331,18 +332,17 @@ def _winner_proof(i1: int, px, cert, check: Callable[[], ConstraintCheck],
     upper = _dyadic_dot((cost_of(a, b)[1], x) for a, b, x in primal)
     dual = _rounded_dual(i1, cert, check)
     # Aᵀy summed over integers on the common denominator 2^shift (every y is dyadic now)
-    shift = max((y.denominator.bit_length() - 1 for y, *_ in dual), default=0)
+    ys, two = _on_one_power_of_two([(y.numerator, y.denominator.bit_length() - 1)
+                                    for y, *_ in dual])
+    shift = two.bit_length() - 1
     acc = [0] * len(pairs)
-    for y, *_, cols in dual:
-        n = y.numerator << (shift - y.denominator.bit_length() + 1)
+    for n, (*_, cols) in zip(ys, dual):
         for p in cols:
             acc[p] += n
     box, excess = _box(pairs, acc, shift, cost_of)
     # Σ y − Σ w as one fraction over 2^(shift+top)
-    top = max((e for _, e in excess), default=0)
-    lower = Fraction((sum(y.numerator << (shift - y.denominator.bit_length() + 1)
-                          for y, *_ in dual) << top) - sum(v << (top - e) for v, e in excess),
-                     1 << (shift + top))
+    ws, two_w = _on_one_power_of_two(excess)
+    lower = Fraction(sum(ys) * two_w - sum(ws), two * two_w)
     return WinnerProof(i1, lower, upper, primal, [row[:5] for row in dual], box)
 
 

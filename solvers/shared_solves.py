@@ -12,6 +12,7 @@ being enclosed a second time (0.24 s of CPU at K = 136).
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from typing import Any
 
 from ..theory.matrix import PreferenceMatrix
@@ -21,17 +22,20 @@ from .ecw import ECWBoundResult, ecw_bound
 __all__ = ["cached_lower_bound", "cached_ecw_bound", "clear"]
 
 _KEEP = 32
-#: The results cached_lower_bound has computed (the last _KEEP), readable without solving.
-_SOLVED: dict[PreferenceMatrix, Any] = {}
+#: lower_bound(M) of the last _KEEP matrices used, least recently used first: one cache,
+#: which cached_ecw_bound can read without solving
+_LOWER: OrderedDict[PreferenceMatrix, Any] = OrderedDict()
 
 
-@functools.lru_cache(maxsize=_KEEP)
 def cached_lower_bound(M: PreferenceMatrix) -> Any:
     """:func:`~duelbound.solvers.cstar.lower_bound` of ``M`` (default options), cached."""
-    lb = lower_bound(M)
-    if len(_SOLVED) >= _KEEP:
-        _SOLVED.pop(next(iter(_SOLVED)))
-    _SOLVED[M] = lb
+    lb = _LOWER.get(M)
+    if lb is None:
+        lb = _LOWER[M] = lower_bound(M)
+        if len(_LOWER) > _KEEP:
+            _LOWER.popitem(last=False)
+    else:
+        _LOWER.move_to_end(M)
     return lb
 
 
@@ -40,7 +44,7 @@ def cached_ecw_bound(M: PreferenceMatrix) -> ECWBoundResult:
     """:func:`~duelbound.solvers.ecw.ecw_bound` of ``M``, cached: clamped into the brackets
     of C*'s certificate when :func:`cached_lower_bound` certified ``M`` already, else
     enclosed on its own."""
-    lb = _SOLVED.get(M)
+    lb = _LOWER.get(M)
     enclosure = lb.proof.enclosure if lb is not None else None
     if enclosure is None:
         return ecw_bound(M)
@@ -51,6 +55,5 @@ def cached_ecw_bound(M: PreferenceMatrix) -> ECWBoundResult:
 
 def clear() -> None:
     """Forget every cached solve (benchmarks time them cold; tests start clean)."""
-    cached_lower_bound.cache_clear()
+    _LOWER.clear()
     cached_ecw_bound.cache_clear()
-    _SOLVED.clear()
