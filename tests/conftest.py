@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import tempfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,23 @@ def _verdicts_at_the_stated_horizon(monkeypatch):
     from duelbound.checks.verify import harness
 
     monkeypatch.setattr(harness, "DEFAULT_EXTEND_BUDGET", 0.0)
+
+
+@pytest.fixture(autouse=True)
+def _pinned_environment_seed(request, monkeypatch):
+    """Pin the judge's environment seed per test, so every verdict in the suite reproduces.
+
+    The judge draws each verify's master environment seed from fresh secret entropy (judged
+    code must not predict its duels), so a statistical verdict that is right with
+    probability 0.99 fails CI about once in a hundred runs, and not reproducibly.  Here the
+    seeds come from the test's node id and a counter instead: successive verifies within a
+    test still get different seeds.  Tests marked ``secret_environment_seed`` keep the
+    entropy.  Child processes (the CLI run as a subprocess) are not affected.
+    """
+    if request.node.get_closest_marker("secret_environment_seed"):
+        return
+    from duelbound.checks.verify import harness
+
+    base = zlib.crc32(request.node.nodeid.encode()) << 20
+    counter = itertools.count(1)
+    monkeypatch.setattr(harness, "new_environment_seed", lambda: base + next(counter))

@@ -204,6 +204,7 @@ def test_outcomes_cannot_be_predicted_from_seed_or_closure(tmp_path, monkeypatch
     assert r.environment_seed is not None
 
 
+@pytest.mark.secret_environment_seed
 def test_environment_seed_is_secret_and_replayable(tmp_path, monkeypatch):
     spec = _spec(tmp_path, monkeypatch, "h_replay", """
         import numpy as np
