@@ -284,6 +284,26 @@ def test_launch_copies_the_user_code_and_names_no_caller_path(tmp_path):
     assert "--remount-ro" in argv and "/etc" not in binds and "/etc/shadow" not in argv
 
 
+def test_a_standard_library_under_usr_stays_on_the_childs_path(tmp_path):
+    # a Debian/Ubuntu Python keeps its standard library in /usr/lib/python3.X, a Docker
+    # image's in /usr/local/lib/python3.X: bound with /usr, and it must stay on the child's
+    # sys.path (it was dropped with the caller's folders: "No module named 'datetime'")
+    (tmp_path / "algo.py").write_text("X = 1\n")
+    system = ["/usr/lib/python311.zip", "/usr/lib/python3.11", "/usr/lib/python3.11/lib-dynload",
+              "/usr/local/lib/python3.12"]
+    caller = [str(tmp_path), "/home/someone/project", "/opt/elsewhere"]
+    start = launch({"spec": "algo:make", "sys_path": [*caller, *system, *sys.path]}, env={},
+                   memory_bytes=1 << 30)
+    start.close()
+    path = start.config["sys_path"]
+    assert path[0] == "/run/duelbound/user"
+    assert [p for p in path if p in system] == system   # kept, in their order
+    assert not set(caller) & set(path)
+    # the interpreter's own standard library, wherever it is installed
+    import sysconfig
+    assert os.path.realpath(sysconfig.get_paths()["stdlib"]) in map(os.path.realpath, path)
+
+
 def test_process_isolation_is_asked_for_and_says_the_report_is_forgeable(code):
     spec = _module(code, "s_plain", "")
     r = verify_algorithm(spec, ["cyclic"], isolation="process", **FAST)

@@ -392,12 +392,16 @@ class Launch:
 def _user_view(cfg: dict[str, Any], install: Sequence[str]) -> tuple[dict[str, str],
                                                                       dict[str, Any]]:
     """The user's code to copy in, and ``cfg`` rewritten to its paths inside."""
+    # bound read-only at their own paths: the installation and the system folders, where
+    # a Debian/Ubuntu or Docker image Python keeps its standard library (/usr/lib/python3.X,
+    # /usr/local/lib/python3.X)
+    shown = (*install, *SYSTEM_DIRS)
     if cfg.get("exec"):   # the program and the existing paths among its arguments
         copies: dict[str, str] = {}
         argv = []
         for i, arg in enumerate(cfg["exec"]):
             if not (os.path.isabs(arg) and os.path.exists(arg)) or \
-                    any(_inside(arg, p) for p in (*install, *SYSTEM_DIRS)):
+                    any(_inside(arg, p) for p in shown):
                 argv.append(arg)
                 continue
             part = _copies([arg], f"{USER}/{i}")
@@ -407,8 +411,7 @@ def _user_view(cfg: dict[str, Any], install: Sequence[str]) -> tuple[dict[str, s
     roots = user_code_roots(str(cfg["spec"]).partition(":")[0], cfg.get("sys_path", []))
     # the interpreter searches the copy first, then the installation (at its own paths)
     path = [USER] + [p for p in cfg.get("sys_path", [])
-                     if any(_inside(os.path.realpath(p), q) for q in install)
-                     or any(_inside(p, q) for q in install)]
+                     if any(_inside(os.path.realpath(p), q) or _inside(p, q) for q in shown)]
     return _copies(roots, USER), dict(cfg, sys_path=path)
 
 
