@@ -289,8 +289,9 @@ def test_a_standard_library_under_usr_stays_on_the_childs_path(tmp_path):
     # image's in /usr/local/lib/python3.X: bound with /usr, and it must stay on the child's
     # sys.path (it was dropped with the caller's folders: "No module named 'datetime'")
     (tmp_path / "algo.py").write_text("X = 1\n")
-    system = ["/usr/lib/python311.zip", "/usr/lib/python3.11", "/usr/lib/python3.11/lib-dynload",
-              "/usr/local/lib/python3.12"]
+    # versions no interpreter here has, so that sys.path below holds none of them
+    system = ["/usr/lib/python399.zip", "/usr/lib/python3.99", "/usr/lib/python3.99/lib-dynload",
+              "/usr/local/lib/python3.98"]
     caller = [str(tmp_path), "/home/someone/project", "/opt/elsewhere"]
     start = launch({"spec": "algo:make", "sys_path": [*caller, *system, *sys.path]}, env={},
                    memory_bytes=1 << 30)
