@@ -262,6 +262,23 @@ def test_bad_arguments_raise_package_errors():
         verify_algorithm(lambda K, T, s: None, ["cyclic"], T=10, runs=1)
 
 
+def test_a_file_path_spec_says_what_to_type_instead(tmp_path, capsys):
+    # users type FILE.py:FACTORY; verify imports by module name, and the hint it gives
+    # (the module name, run in the file's folder or with it on PYTHONPATH) must work
+    folder = tmp_path / "my algos"
+    folder.mkdir()
+    (folder / "algo_x.py").write_text("def make(K, T, seed):\n    return None\n")
+    with pytest.raises(DuelboundError) as err:
+        load_factory(f"{folder}/algo_x.py:make")
+    msg = str(err.value)
+    assert "duelbound verify algo_x:make" in msg and f"PYTHONPATH='{folder}'" in msg
+    assert load_factory("algo_x:make") == "algo_x:make"   # what the hint says to type
+    with pytest.raises(DuelboundError, match="valid module name"):
+        load_factory(f"{folder}/2-algo.py:make")
+    assert main(["verify", f"{folder}/algo_x.py:make", "--T", "10"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1   # one line
+
+
 def test_report_is_json_ready():
     import json
 

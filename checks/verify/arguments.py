@@ -40,9 +40,26 @@ def load_factory(spec: str) -> str:
     mod_name, sep, attr = spec.partition(":")
     ok = sep and attr and all(p.isidentifier() for p in mod_name.split(".")) and \
         all(p.isidentifier() for p in attr.split("."))
+    if not ok and sep and attr and mod_name.endswith(".py"):
+        raise DuelboundError(_file_spec_hint(mod_name, attr))
     if not ok:
         raise DuelboundError(f"expected MODULE:FACTORY or a bundled algorithm name, got {spec!r}")
     return spec
+
+
+def _file_spec_hint(path: str, attr: str) -> str:
+    """What to type instead of ``FILE.py:FACTORY``: the judge imports a module by name
+    (its folder is then copied into the sandbox), so the file's folder must be on the path."""
+    import shlex
+
+    folder, stem = os.path.split(os.path.abspath(path))
+    stem = stem[:-3]
+    if not stem.isidentifier():
+        return (f"{path!r} is a file, and verify imports a module by name: rename it to a "
+                f"valid module name (letters, digits, _) and give MODULE:{attr}")
+    return (f"{path}:{attr} is a file path, and verify imports a module by name: run "
+            f"'duelbound verify {stem}:{attr}' in {shlex.quote(folder)}, or put that folder "
+            f"on the path: PYTHONPATH={shlex.quote(folder)} duelbound verify {stem}:{attr}")
 
 
 def factory_spec(factory: Callable | str) -> str:
